@@ -1,0 +1,90 @@
+"""What a method returns: the attribution, its evidence, and the record of every LLM call.
+
+The JSON form (``Attribution.model_dump(mode="json")``) is the documented output of
+``attrib predict --json``; ``SCHEMA_VERSION`` changes whenever a field changes meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+SCHEMA_VERSION = "1.0"
+
+Status = Literal["ok", "no_error_found", "invalid", "error"]
+
+
+class CallRecord(BaseModel):
+    """One logical LLM call (a re-ask and HTTP retries are counted inside it)."""
+
+    stage: str = Field(description="which part of the method asked, e.g. 'all-at-once' or 'chief.decompose'")
+    model: str
+    backend: str = Field(description="'openai' (any OpenAI-compatible endpoint) or 'local' (llama.cpp in process)")
+    input_tokens: int = 0
+    output_tokens: int = 0
+    estimated_input_tokens: int = Field(0, description="pre-flight estimate of the prompt size")
+    tokenizer: str = "cl100k_base (tiktoken)"
+    seconds: float = 0.0
+    cached: bool = False
+    attempts: int = Field(0, description="HTTP/model requests actually sent (retries included, cache hits excluded)")
+    reasks: int = Field(0, description="re-asks after an invalid answer (0 or 1)")
+    valid: bool = True
+    error: str | None = None
+    response_mode: str | None = Field(None, description="json_schema, json_object or text")
+    truncated: bool = Field(False, description="step contents were shortened so the prompt fits the context window")
+    temperature: float | None = None
+    seed: int | None = None
+    cost_usd: float | None = Field(None, description="None when the model has no price in the table")
+
+
+class Usage(BaseModel):
+    calls: int = 0
+    cached_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = 0.0
+    seconds: float = 0.0
+    invalid_calls: int = 0
+
+    @classmethod
+    def of(cls, calls: list[CallRecord], seconds: float | None = None) -> "Usage":
+        costs = [c.cost_usd for c in calls]
+        return cls(
+            calls=len(calls),
+            cached_calls=sum(c.cached for c in calls),
+            input_tokens=sum(c.input_tokens for c in calls),
+            output_tokens=sum(c.output_tokens for c in calls),
+            cost_usd=None if any(c is None for c in costs) else round(sum(costs), 6),  # type: ignore[arg-type]
+            seconds=round(seconds if seconds is not None else sum(c.seconds for c in calls), 3),
+            invalid_calls=sum(not c.valid for c in calls),
+        )
+
+
+class Candidate(BaseModel):
+    agent: str | None = None
+    step: int | None = None
+    score: float | None = None
+    note: str | None = None
+
+
+class Attribution(BaseModel):
+    schema_version: str = SCHEMA_VERSION
+    case_id: str
+    log_path: str | None = None
+    method: str
+    model: str
+    demo_model: bool = Field(False, description="True when the answer comes from the embedded 135M demo model")
+    with_ground_truth: bool = True
+    status: Status = "ok"
+    agent: str | None = None
+    step: int | None = Field(None, description="0-based index into the log")
+    step_source_id: str | None = Field(None, description="the source's own identifier for that step")
+    reason: str | None = None
+    step_excerpt: str | None = None
+    error: str | None = Field(None, description="why status is 'invalid' or 'error'")
+    candidates: list[Candidate] = Field(default_factory=list)
+    notices: list[str] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    calls: list[CallRecord] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict, description="method-specific evidence (e.g. CHIEF's graph)")

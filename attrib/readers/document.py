@@ -1,0 +1,60 @@
+"""A source file read once: its text, and its JSON value when it is JSON."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+_UNSET = object()
+
+
+@dataclass
+class Document:
+    path: Path
+    text: str
+    _json: Any = field(default=_UNSET, repr=False)
+    _json_error: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def open(cls, path: str | Path) -> "Document":
+        p = Path(path)
+        if not p.exists():
+            raise InputError(p, "no such file")
+        if p.is_dir():
+            raise InputError(p, "is a directory, expected a log file")
+        try:
+            raw = p.read_bytes()
+        except OSError as exc:
+            raise InputError(p, f"cannot read: {exc.strerror or exc}") from None
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InputError(p, f"not UTF-8 (bad byte at offset {exc.start})") from None
+        if not text.strip():
+            raise InputError(p, "file is empty")
+        return cls(path=p, text=text)
+
+    @property
+    def json(self) -> Any:
+        """The parsed JSON value; raises InputError when the file is not JSON."""
+        if self._json is _UNSET:
+            try:
+                self._json = json.loads(self.text)
+            except json.JSONDecodeError as exc:
+                self._json = None
+                self._json_error = f"not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        if self._json_error:
+            raise InputError(self.path, self._json_error)
+        return self._json
+
+    @property
+    def is_json(self) -> bool:
+        try:
+            self.json
+        except InputError:
+            return False
+        return True
