@@ -1,0 +1,125 @@
+"""The command line: a thin layer over :mod:`attrib.api`. Run ``attrib --help``."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from typer.core import TyperGroup
+
+from . import api
+from .agents import agent_key
+from .errors import AttribError, InputError
+from .methods import METHODS
+from .output import show, to_json, write_json
+from .readers import iter_log_paths, load_log
+
+err = Console(stderr=True)
+
+
+class _Group(TyperGroup):
+    """Turns AttribError into one line on stderr and its exit code: never a traceback."""
+
+    def invoke(self, ctx):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except AttribError as exc:
+            err.print(f"attrib: error: {exc}", markup=False, highlight=False)
+            raise typer.Exit(exc.exit_code) from None
+
+
+app = typer.Typer(cls=_Group, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
+                  help="Find which agent made the decisive mistake in a failed multi-agent run, at which step, and why.")
+
+ModelOpt = Annotated[Optional[str], typer.Option("--model", help="Model name, profile from attrib.toml, 'local' (embedded 135M demo) or 'gguf:/path/model.gguf'. Env: ATTRIB_MODEL.")]
+BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1. Env: ATTRIB_BASE_URL. Key: ATTRIB_API_KEY or OPENAI_API_KEY.")]
+ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="attrib.toml with [profiles] and [prices] (default: ./attrib.toml, then the user config dir).")]
+
+
+@app.command()
+def predict(
+    log: Annotated[Path, typer.Argument(help="A failed run's log (Who&When JSON or another supported format).")],
+    method: Annotated[str, typer.Option("--method", "-m", help=f"One of: {', '.join(METHODS)}.")] = "all-at-once",
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    config: ConfigOpt = None,
+    no_ground_truth: Annotated[bool, typer.Option("--no-ground-truth", help="Do not show the correct final answer to the model.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the attribution as one JSON object (schema_version inside).")] = False,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Also write the JSON attribution to this file.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="Log format, or 'auto' to detect it.")] = "auto",
+    seed: Annotated[int, typer.Option(help="Seed for the random method and the model's sampling.")] = 0,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the answer cache.")] = False,
+    offline: Annotated[bool, typer.Option("--offline", help="Answer only from the cache; a miss is an error.")] = False,
+    timeout: Annotated[float, typer.Option(help="Seconds before one request is abandoned and retried.")] = 120.0,
+    max_retries: Annotated[int, typer.Option(help="Retries on 429/5xx/timeouts before giving up.")] = 5,
+) -> None:
+    """Attribute one failed run: agent, step (0-based), reason, and the evidence and cost behind them."""
+    traj = load_log(log, fmt)
+    client = None
+    if METHODS[method].NEEDS_MODEL if method in METHODS else True:
+        client = api.make_client(model, base_url, config=config, cache=not no_cache, offline=offline,
+                                 timeout=timeout, max_retries=max_retries, seed=seed)
+        if client.settings.is_demo and not json_out:
+            err.print("[yellow]note: no model configured, using the embedded SmolLM2-135M demo model (it does not attribute well; use --model/--base-url)[/]")
+    att = asyncio.run(api.predict_async(traj, method, client=client, with_ground_truth=not no_ground_truth, seed=seed))
+    if out:
+        write_json(att, out)
+    if json_out:
+        sys.stdout.write(to_json(att) + "\n")
+    else:
+        show(att)
+    if att.status in ("invalid", "error"):
+        raise typer.Exit(1)
+
+
+@app.command()
+def validate(
+    paths: Annotated[list[Path], typer.Argument(help="Log files or folders of logs.")],
+    fmt: Annotated[str, typer.Option("--format", help="Log format, or 'auto'.")] = "auto",
+) -> None:
+    """Check log files and print what is wrong with each (exit 2 if any is bad)."""
+    console = Console()
+    bad = 0
+    for path in iter_log_paths(paths):
+        try:
+            t = load_log(path, fmt)
+        except InputError as exc:
+            bad += 1
+            console.print(f"[red]bad[/] {exc}", highlight=False)
+            continue
+        gold = f", gold: {t.gold.agent} @ step {t.gold.step}" if t.gold else ""
+        console.print(f"[green]ok[/]  {path}: {t.n_steps} steps, agents: {', '.join(t.agents)}{gold}", highlight=False)
+        if t.gold and agent_key(t.steps[t.gold.step].agent) != agent_key(t.gold.agent):
+            console.print(f"    note: labelled agent {t.gold.agent} is not the one acting at step {t.gold.step} ({t.steps[t.gold.step].label})", highlight=False)
+    if bad:
+        raise typer.Exit(2)
+
+
+@app.command("methods")
+def list_methods() -> None:
+    """List the attribution methods."""
+    for name, module in METHODS.items():
+        doc = (module.__doc__ or "").strip().splitlines()[0]
+        typer.echo(f"{name:14s} {doc}")
+
+
+def _register_extensions() -> None:
+    from .evaluation.commands import register as eval_commands
+    from .kb.commands import register as kb_commands
+    from .readers.commands import register as reader_commands
+
+    for register in (reader_commands, eval_commands, kb_commands):
+        register(app)
+
+
+def main() -> None:
+    _register_extensions()
+    app()
+
+
+if __name__ == "__main__":
+    main()

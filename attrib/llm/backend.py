@@ -1,0 +1,48 @@
+"""The one small interface every model backend implements.
+
+A backend sends ONE request and returns the raw answer text with token usage.
+Retries, caching, validation and records live in :mod:`attrib.llm.client`; a
+backend only says whether a failure is worth retrying (:class:`TransientError`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass
+class BackendRequest:
+    messages: list[dict[str, str]]
+    schema: dict[str, Any]
+    schema_name: str
+    max_tokens: int
+    temperature: float
+    seed: int
+
+
+@dataclass
+class BackendResponse:
+    text: str
+    input_tokens: int
+    output_tokens: int
+    response_mode: str
+    notes: list[str] = field(default_factory=list)
+
+
+class TransientError(Exception):
+    """Rate limit, server error, timeout or dropped connection: retry with backoff."""
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Backend(Protocol):
+    name: str
+
+    async def complete(self, request: BackendRequest) -> BackendResponse: ...
+
+    def cache_identity(self) -> dict[str, Any]:
+        """What besides the request decides the answer (model, endpoint); never secrets."""
+        ...

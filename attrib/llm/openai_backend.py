@@ -1,0 +1,106 @@
+"""Any OpenAI-compatible endpoint (OpenAI, DeepSeek, vLLM, Ollama, llama.cpp server) via the ``openai`` SDK.
+
+Structured output is asked for as ``response_format={"type": "json_schema", ...}``.
+An endpoint that refuses it (HTTP 400/422 naming the response format) is asked
+again with ``json_object``, then with plain text; the mode that worked is kept
+for later calls. The SDK's own retries are off: :mod:`attrib.llm.client` retries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+
+from ..errors import LLMError
+from .backend import BackendRequest, BackendResponse, TransientError
+from .config import ModelSettings
+
+MODES = ("json_schema", "json_object", "text")
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    headers = exc.response.headers if exc.response is not None else {}
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value:
+            try:
+                return max(0.0, float(value) * scale)
+            except ValueError:
+                continue
+    return None
+
+
+def _refuses_format(exc: openai.APIStatusError) -> bool:
+    if exc.status_code not in (400, 415, 422, 501):
+        return False
+    text = str(exc).lower()
+    return any(w in text for w in ("response_format", "json_schema", "json_object", "response format", "not supported"))
+
+
+class OpenAIBackend:
+    name = "openai"
+
+    def __init__(self, settings: ModelSettings):
+        self.settings = settings
+        key = settings.api_key.get_secret_value() if settings.api_key else "not-needed"
+        self._client = openai.AsyncOpenAI(base_url=settings.base_url, api_key=key, timeout=settings.timeout, max_retries=0)
+        self._mode = 0
+
+    def cache_identity(self) -> dict[str, Any]:
+        return {"backend": self.name, "model": self.settings.model, "base_url": self.settings.base_url or "api.openai.com"}
+
+    def _format(self, mode: str, request: BackendRequest) -> dict[str, Any] | None:
+        if mode == "json_schema":
+            return {"type": "json_schema", "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True}}
+        if mode == "json_object":
+            return {"type": "json_object"}
+        return None
+
+    async def complete(self, request: BackendRequest) -> BackendResponse:
+        notes: list[str] = []
+        while True:
+            mode = MODES[self._mode]
+            kwargs: dict[str, Any] = dict(model=self.settings.model, messages=request.messages,
+                                          temperature=request.temperature, seed=request.seed, max_tokens=request.max_tokens)
+            fmt = self._format(mode, request)
+            if fmt:
+                kwargs["response_format"] = fmt
+            try:
+                resp = await self._client.chat.completions.create(**kwargs)
+            except openai.APIStatusError as exc:
+                if _refuses_format(exc) and self._mode < len(MODES) - 1:
+                    self._mode += 1
+                    notes.append(f"endpoint refused response_format={mode}; using {MODES[self._mode]}")
+                    continue
+                if exc.status_code == 429 or exc.status_code >= 500 or exc.status_code == 408:
+                    raise TransientError(f"HTTP {exc.status_code}", _retry_after(exc)) from None
+                raise LLMError(f"endpoint answered HTTP {exc.status_code}: {_short(exc)}") from None
+            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+                raise TransientError(type(exc).__name__) from None
+            except openai.APIResponseValidationError as exc:
+                raise TransientError(f"malformed response body ({type(exc).__name__})") from None
+            except (ValueError, TypeError) as exc:  # body that is not JSON
+                raise TransientError(f"malformed response body ({type(exc).__name__})") from None
+            return self._response(resp, mode, notes)
+
+    @staticmethod
+    def _response(resp: Any, mode: str, notes: list[str]) -> BackendResponse:
+        if isinstance(resp, str) or not getattr(resp, "choices", None):
+            raise TransientError("malformed response body (no choices)")
+        text = resp.choices[0].message.content or ""
+        usage = getattr(resp, "usage", None)
+        return BackendResponse(
+            text=text,
+            input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            response_mode=mode,
+            notes=notes,
+        )
+
+
+def _short(exc: openai.APIStatusError) -> str:
+    body = exc.body if isinstance(exc.body, dict) else {}
+    err = body.get("error", body) if isinstance(body, dict) else {}
+    msg = err.get("message") if isinstance(err, dict) else None
+    return (msg or str(exc.message))[:200]

@@ -1,0 +1,71 @@
+"""JSON Schemas for structured answers, derived from pydantic models.
+
+``schema_for`` makes a schema acceptable to strict structured-output endpoints
+(every property required, no extra properties). ``constrain`` narrows fields to
+the log at hand (the agent enum, the step range), so a grammar-constrained
+model can only produce valid answers. ``schema_hint`` is the plain-language
+answer format appended to every prompt, whichever response mode is used.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+
+def _strict(node: Any) -> Any:
+    if isinstance(node, dict):
+        node = {k: _strict(v) for k, v in node.items() if k not in ("title", "default", "aliases")}
+        if node.get("type") == "object" and "properties" in node:
+            node["required"] = list(node["properties"])
+            node["additionalProperties"] = False
+        return node
+    if isinstance(node, list):
+        return [_strict(v) for v in node]
+    return node
+
+
+def schema_for(model: type[BaseModel]) -> dict[str, Any]:
+    return _strict(model.model_json_schema())
+
+
+def constrain(schema: dict[str, Any], **fields: dict[str, Any]) -> dict[str, Any]:
+    """Return a copy with extra keywords on top-level properties, e.g. ``agent={"enum": [...]}``."""
+    out = copy.deepcopy(schema)
+    for name, extra in fields.items():
+        prop = out["properties"][name]
+        if "anyOf" in prop:  # optional field: constrain the non-null branch
+            for branch in prop["anyOf"]:
+                if branch.get("type") != "null":
+                    branch.update(extra)
+        else:
+            prop.update(extra)
+    return out
+
+
+def _describe(prop: dict[str, Any]) -> str:
+    if "enum" in prop:
+        values = prop["enum"]
+        if all(isinstance(v, int) for v in values) and len(values) > 6:
+            return f"integer {min(values)}-{max(values)}"
+        return "one of: " + ", ".join(json.dumps(v, ensure_ascii=False) for v in values)
+    if "anyOf" in prop:
+        return " or ".join(_describe(b) for b in prop["anyOf"])
+    kind = prop.get("type", "value")
+    if kind == "integer" and "minimum" in prop and "maximum" in prop:
+        return f"integer {prop['minimum']}-{prop['maximum']}"
+    return kind
+
+
+def schema_hint(schema: dict[str, Any]) -> str:
+    props = schema.get("properties", {})
+    simple = all(p.get("type") in ("string", "integer", "boolean", "number") or "enum" in p or "anyOf" in p
+                 for p in props.values()) and "$defs" not in schema
+    if simple:
+        lines = [f'- "{name}": {_describe(p)}' + (f" ({p['description']})" if p.get("description") else "")
+                 for name, p in props.items()]
+        return "Reply with only one JSON object with these fields:\n" + "\n".join(lines)
+    return "Reply with only one JSON object that follows this JSON Schema:\n" + json.dumps(schema, separators=(",", ":"))
