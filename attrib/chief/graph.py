@@ -124,6 +124,7 @@ class CausalGraph(BaseModel):
     screening: dict[str, str] = Field(default_factory=dict, description="what each M3 stage concluded")
     degraded: list[str] = Field(default_factory=list, description="stages that fell back, and how")
     reflection_rounds: int = 0
+    step_agents: dict[int, str] = Field(default_factory=dict, description="agent acting at each step")
 
     def subtask_of(self, step: int) -> Subtask | None:
         return next((s for s in self.subtasks if s.start <= step <= s.end), None)

@@ -69,3 +69,18 @@ def schema_hint(schema: dict[str, Any]) -> str:
                  for name, p in props.items()]
         return "Reply with only one JSON object with these fields:\n" + "\n".join(lines)
     return "Reply with only one JSON object that follows this JSON Schema:\n" + json.dumps(schema, separators=(",", ":"))
+
+
+def constrain_defs(schema: dict[str, Any], rules: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Like :func:`constrain` for nested models: ``rules = {"DefName": {"field": {"enum": [...]}}}``.
+
+    ``"DefName"`` is a key of ``$defs``; use ``""`` for the top-level object.
+    """
+    out = copy.deepcopy(schema)
+    for def_name, fields in rules.items():
+        node = out if not def_name else out.get("$defs", {}).get(def_name)
+        if node is None:
+            raise KeyError(f"schema has no definition {def_name!r}")
+        for field, extra in fields.items():
+            node["properties"][field].update(extra)
+    return out

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import all_at_once, binary_search, hybrid, random_baseline, step_by_step
+from . import all_at_once, binary_search, chief, hybrid, random_baseline, step_by_step
 
-METHODS: dict[str, ModuleType] = {m.NAME: m for m in (random_baseline, all_at_once, step_by_step, binary_search, hybrid)}
+METHODS: dict[str, ModuleType] = {m.NAME: m for m in (random_baseline, all_at_once, step_by_step, binary_search, hybrid, chief)}
 
 
 def register(module: ModuleType) -> None:

@@ -34,6 +34,7 @@ class MethodResult:
     reason: str | None = None
     candidates: list[Candidate] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
 
 
 @dataclass
@@ -62,7 +63,7 @@ class RunContext:
 
     def messages(self, template: str, **values: Any) -> list[dict[str, str]]:
         return [{"role": "system", "content": prompts.template("system")},
-                {"role": "user", "content": prompts.render(template, **self.task_values(), **values)}]
+                {"role": "user", "content": prompts.render(template, **{**self.task_values(), **values})}]
 
     async def ask(self, stage: str, build: Callable[[int | None], list[dict[str, str]]], answer: type[T], *,
                   schema: dict | None = None, validate: Callable | None = None, max_tokens: int | None = None) -> T:

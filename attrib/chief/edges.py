@@ -1,0 +1,95 @@
+"""M1 stage 2b: causal edges at three levels.
+
+- subtask edges link consecutive subtasks (data dependency or logical prerequisite);
+- agent edges link agents inside one subtask (six types);
+both carry counterfactual patterns (upstream bias -> downstream anomaly) tagged with
+the screening scenario they serve;
+- step edges are data snapshots: a producer step, a later consumer step, the data
+item and its type. Literal values found mechanically (:mod:`attrib.chief.evidence`)
+add step edges of origin ``literal``.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from ..agents import agent_key
+from ..trajectory import Trajectory
+from .graph import AgentEdge, AgentEdgeType, CausalGraph, DataType, Pattern, StepEdge, SubtaskEdge, SubtaskEdgeType
+
+MAX_LITERAL_EDGES = 20
+
+
+class SubtaskEdgeDraft(BaseModel):
+    source: str
+    target: str
+    type: SubtaskEdgeType
+    patterns: list[Pattern]
+
+
+class AgentEdgeDraft(BaseModel):
+    subtask: str
+    source: str
+    target: str
+    type: AgentEdgeType
+    patterns: list[Pattern]
+
+
+class StepEdgeDraft(BaseModel):
+    producer: int
+    consumer: int
+    data: str
+    data_type: DataType
+
+
+def edge_problems(sub: list[SubtaskEdgeDraft], agt: list[AgentEdgeDraft], steps: list[StepEdgeDraft],
+                  traj: Trajectory, graph: CausalGraph) -> list[str]:
+    ids = [s.id for s in graph.subtasks]
+    problems = []
+    for e in sub:
+        if e.source not in ids or e.target not in ids:
+            problems.append(f"subtask edge {e.source}->{e.target} names an unknown subtask")
+        elif ids.index(e.target) != ids.index(e.source) + 1:
+            problems.append(f"subtask edge {e.source}->{e.target} does not join consecutive subtasks")
+    for e in agt:
+        if e.subtask not in ids:
+            problems.append(f"agent edge in unknown subtask {e.subtask!r}")
+        for name in (e.source, e.target):
+            if traj.resolve_agent(name) is None:
+                problems.append(f"agent edge names {name!r}, not an agent of this log")
+    for e in steps:
+        if not (0 <= e.producer < traj.n_steps and 0 <= e.consumer < traj.n_steps):
+            problems.append(f"step edge {e.producer}->{e.consumer} is outside the log (0-{traj.n_steps - 1})")
+        elif e.producer >= e.consumer:
+            problems.append(f"step edge {e.producer}->{e.consumer} must go from an earlier step to a later one")
+    return problems
+
+
+def build_edges(graph: CausalGraph, traj: Trajectory, sub: list[SubtaskEdgeDraft], agt: list[AgentEdgeDraft],
+                steps: list[StepEdgeDraft]) -> None:
+    graph.subtask_edges = [SubtaskEdge(**e.model_dump()) for e in sub]
+    graph.agent_edges = [AgentEdge(subtask=e.subtask, source=traj.resolve_agent(e.source) or e.source,
+                                   target=traj.resolve_agent(e.target) or e.target, type=e.type, patterns=e.patterns)
+                         for e in agt if agent_key(e.source) != agent_key(e.target) or e.type == "loop_control"]
+    graph.step_edges = [StepEdge(**e.model_dump(), origin="llm") for e in steps]
+    graph.step_edges += literal_step_edges(graph)
+
+
+def literal_step_edges(graph: CausalGraph) -> list[StepEdge]:
+    """Step edges from values found mechanically: producer -> first consumers, skipping ones the model gave."""
+    have = {(e.producer, e.consumer) for e in graph.step_edges}
+    out: list[StepEdge] = []
+    for flow in graph.literal_flows:
+        for consumer in flow.consumer_steps[:3]:
+            if (flow.producer_step, consumer) in have or len(out) >= MAX_LITERAL_EDGES:
+                continue
+            kind = "numeric" if flow.kind == "number" else "text"
+            out.append(StepEdge(producer=flow.producer_step, consumer=consumer, data=f"{flow.kind} {flow.value}",
+                                data_type=kind, origin="literal"))
+            have.add((flow.producer_step, consumer))
+    return out
+
+
+def fallback_subtask_edges(graph: CausalGraph) -> list[SubtaskEdge]:
+    """Consecutive subtasks linked as logical prerequisites, without patterns (used when the model's edges are unusable)."""
+    return [SubtaskEdge(source=a.id, target=b.id, type="logical_prereq") for a, b in zip(graph.subtasks, graph.subtasks[1:])]

@@ -1,0 +1,13 @@
+"""CHIEF: hierarchical causal graph, virtual oracles, top-down backtracking, counterfactual screening."""
+
+from __future__ import annotations
+
+from ..chief.pipeline import run as _run
+from .context import MethodResult, RunContext
+
+NAME = "chief"
+NEEDS_MODEL = True
+
+
+async def run(ctx: RunContext) -> MethodResult:
+    return await _run(ctx)
