@@ -109,10 +109,11 @@ def list_methods() -> None:
 
 def _register_extensions() -> None:
     from .evaluation.commands import register as eval_commands
+    from .evaluation.evaluate_cmd import register as evaluate_command
     from .kb.commands import register as kb_commands
     from .readers.commands import register as reader_commands
 
-    for register in (reader_commands, eval_commands, kb_commands):
+    for register in (reader_commands, evaluate_command, eval_commands, kb_commands):
         register(app)
 
 

@@ -1,0 +1,163 @@
+"""One scored prediction per JSONL line: :class:`CaseRecord`, and reading/writing such files.
+
+A record is one (case, method, model, ground-truth setting, run). Files are appended to line by
+line while an evaluation runs, so a killed writer can leave a truncated last line:
+:func:`read_jsonl` skips it and reports it; a malformed line elsewhere is an input error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import IO, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from ..attribution import Attribution, Status
+from ..errors import InputError
+from ..trajectory import Trajectory
+
+Subset = Literal["algorithm-generated", "hand-crafted"]
+
+
+class CaseRecord(BaseModel):
+    """The prediction of one configuration on one case, with its gold label and its cost."""
+
+    case_id: str
+    path: str | None = None
+    subset: Subset | None = None
+    n_steps: int
+    method: str
+    model: str
+    with_ground_truth: bool
+    run: int = 0
+    status: Status = "ok"
+    pred_agent: str | None = None
+    pred_step: int | None = None
+    gold_agent: str | None = None
+    gold_step: int | None = None
+    agent_correct: bool | None = Field(None, description="None when the case has no gold label")
+    step_correct: bool | None = None
+    step_distance: int | None = Field(None, description="|pred - gold|; None without a usable step")
+    calls: int = 0
+    cached_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    seconds: float = 0.0
+    error: str | None = None
+
+    @classmethod
+    def from_attribution(cls, att: Attribution, traj: Trajectory, run: int = 0) -> "CaseRecord":
+        """Score ``att`` against ``traj.gold`` (exact rules of :mod:`attrib.evaluation.scoring`)."""
+        from .scoring import score_case
+
+        gold = traj.gold
+        score = score_case(
+            att.status, att.agent, att.step,
+            gold.agent if gold else None, gold.step if gold else None,
+        )
+        usage = att.usage
+        return cls(
+            case_id=traj.id,
+            path=traj.path or att.log_path,
+            subset=traj.subset if traj.subset in ("algorithm-generated", "hand-crafted") else None,
+            n_steps=traj.n_steps,
+            method=att.method,
+            model=att.model,
+            with_ground_truth=att.with_ground_truth,
+            run=run,
+            status=att.status,
+            pred_agent=att.agent,
+            pred_step=att.step,
+            gold_agent=gold.agent if gold else None,
+            gold_step=gold.step if gold else None,
+            agent_correct=score.agent_correct,
+            step_correct=score.step_correct,
+            step_distance=score.step_distance,
+            calls=usage.calls,
+            cached_calls=usage.cached_calls,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cost_usd=usage.cost_usd,
+            seconds=usage.seconds,
+            error=att.error,
+        )
+
+    def rescored(self, traj: Trajectory) -> "CaseRecord":
+        """This prediction scored again against ``traj`` (gold, size and subset taken from the log)."""
+        from .scoring import score_case
+
+        gold = traj.gold
+        score = score_case(
+            self.status, self.pred_agent, self.pred_step,
+            gold.agent if gold else None, gold.step if gold else None,
+        )
+        return self.model_copy(update={
+            "n_steps": traj.n_steps,
+            "subset": traj.subset if traj.subset in ("algorithm-generated", "hand-crafted") else self.subset,
+            "path": traj.path or self.path,
+            "gold_agent": gold.agent if gold else None,
+            "gold_step": gold.step if gold else None,
+            **score.model_dump(),
+        })
+
+
+def _stderr_warning(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def parse_jsonl(
+    path: str | Path, parse: Callable[[dict], BaseModel], on_warning: Callable[[str], None] | None = None
+) -> list:
+    """Parse a JSONL file line by line with ``parse``; a bad *last* line is skipped and reported."""
+    p = Path(path)
+    try:
+        lines = p.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError(p, "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(p, f"cannot read: {exc}") from None
+    numbered = [(i + 1, line) for i, line in enumerate(lines) if line.strip()]
+    out = []
+    for pos, (lineno, line) in enumerate(numbered):
+        try:
+            data = json.loads(line)
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            out.append(parse(data))
+        except (ValueError, ValidationError) as exc:
+            problem = _first_line(exc)
+            if pos == len(numbered) - 1:
+                (on_warning or _stderr_warning)(f"{p}: line {lineno}: skipped truncated or malformed last line ({problem})")
+                break
+            raise InputError(p, f"line {lineno}: {problem}") from None
+    return out
+
+
+def _first_line(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        err = exc.errors()[0]
+        loc = ".".join(str(x) for x in err.get("loc", ()))
+        return f"{loc}: {err.get('msg')}" if loc else str(err.get("msg"))
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def read_jsonl(path: str | Path, on_warning: Callable[[str], None] | None = None) -> list[CaseRecord]:
+    """All CaseRecords of a JSONL file, skipping (and reporting) a truncated last line."""
+    return parse_jsonl(path, CaseRecord.model_validate, on_warning)
+
+
+def write_record(stream: IO[str], record: CaseRecord) -> None:
+    """Append one record as one JSON line and flush (safe to kill between lines)."""
+    stream.write(record.model_dump_json() + "\n")
+    stream.flush()
+
+
+def write_jsonl(path: str | Path, records: Iterable[CaseRecord]) -> None:
+    """Write ``records`` to ``path`` (replacing it), one JSON object per line."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for r in records:
+            write_record(fh, r)
