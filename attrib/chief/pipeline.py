@@ -21,9 +21,7 @@ from ..methods.context import InvalidAnswer, MethodResult, RunContext
 from ..render import render_steps
 from .backtrack import backtrack
 from .counterfactual import attribute
-from .decompose import decompose
 from .graph import CausalGraph
-from .oracle import synthesize_oracles
 from .retrieval import exemplars_for
 from .structure import add_evidence, build_structure
 from .views import graph_text, outline
@@ -34,23 +32,25 @@ MODULES = ("full", "m1", "m1+m2", "m1+m3")
 def budgets(log_tokens: int) -> tuple[int, int]:
     """(outline tokens, candidate-text tokens) for a log of ``log_tokens``."""
     outline_budget = max(200, min(2500, int(log_tokens * 0.10)))
-    candidate_budget = max(500, min(6000, int(log_tokens * 0.20)))
+    candidate_budget = max(250, min(6000, int(log_tokens * 0.15)))
     return outline_budget, candidate_budget
 
 
 async def build_graph(ctx: RunContext) -> tuple[CausalGraph, str]:
-    """M1: evidence, retrieval, decomposition with reflection, nodes and edges. Returns (graph, exemplar text)."""
+    """M1: evidence, retrieval, decomposition with reflection, nodes and edges.
+
+    Returns the graph and a shorter rendering of the exemplars for the oracle stage.
+    """
     t = ctx.traj
     graph = CausalGraph(case_id=t.id, n_steps=t.n_steps, agents=t.agents,
                         step_agents={s.index: s.agent for s in t.steps})
     add_evidence(ctx, graph)
-    graph.exemplars, exemplar_text, notice = exemplars_for(t, ctx.options.get("kb_dir"))
+    graph.exemplars, exemplar_texts, notice = exemplars_for(t, ctx.options.get("kb_dir"), chars=(600, 300))
     if notice:
         ctx.notice(notice)
     outline_budget, _ = budgets(count_tokens(render_steps(t.steps)))
-    await decompose(ctx, graph, exemplar_text, outline_budget)
-    await build_structure(ctx, graph)
-    return graph, exemplar_text
+    await build_structure(ctx, graph, exemplar_texts[0], outline_budget)
+    return graph, exemplar_texts[1]
 
 
 async def run(ctx: RunContext) -> MethodResult:
@@ -74,8 +74,7 @@ async def run(ctx: RunContext) -> MethodResult:
         return _result(graph, ans.reason, details, stages="M1 graph + direct attribution")
 
     if modules in ("full", "m1+m2"):
-        await synthesize_oracles(ctx, graph, exemplar_text)
-        notes = await backtrack(ctx, graph, outline_budget)
+        notes = await backtrack(ctx, graph, exemplar_text)
     else:
         graph.candidate_steps = list(range(t.n_steps))
 

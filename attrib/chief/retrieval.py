@@ -14,19 +14,20 @@ from .graph import Exemplar
 
 NO_KB = ("no knowledge base configured (run `attrib kb build --gaia FILE --assistantbench FILE`); "
          "CHIEF ran without retrieved exemplars")
-EXEMPLAR_CHARS = 900
+EXEMPLAR_CHARS = 600
 
 
-def exemplars_for(traj: Trajectory, kb_dir: str | Path | None = None, k: int = 2) -> tuple[list[Exemplar], str, str | None]:
-    """(exemplars, prompt text, notice or None)."""
+def exemplars_for(traj: Trajectory, kb_dir: str | Path | None = None, k: int = 2,
+                  chars: tuple[int, ...] = (EXEMPLAR_CHARS,)) -> tuple[list[Exemplar], list[str], str | None]:
+    """(exemplars, one prompt text per entry of ``chars`` (each exemplar capped at that many characters), notice)."""
     try:
         from ..kb.retrieve import format_exemplars, retrieve_exemplars
         from ..kb.store import KnowledgeBase
 
         kb = KnowledgeBase.default(kb_dir)
     except ConfigError:
-        return [], "(none available)", NO_KB
+        return [], ["(none available)"] * len(chars), NO_KB
     hits = retrieve_exemplars(kb, traj.question, traj.question_id, k=k)
     found = [Exemplar(id=h.entry.id, source=h.entry.source, score=round(float(h.score), 4), question=h.entry.question[:300])
              for h in hits]
-    return found, format_exemplars(hits, EXEMPLAR_CHARS), None
+    return found, [format_exemplars(hits, c) for c in chars], None

@@ -16,7 +16,7 @@ from .evidence import render_literal_flows, render_loop_groups
 from .graph import CausalGraph
 
 _WS = re.compile(r"\s+")
-FIELD_CHARS = 220
+FIELD_CHARS = 120
 
 
 def _flat(text: str, limit: int) -> str:
@@ -35,36 +35,46 @@ def subtasks_text(graph: CausalGraph) -> str:
     return "\n".join(f"{s.id} {s.name} (steps {s.start}-{s.end}): {s.description}" for s in graph.subtasks)
 
 
-def evidence_text(graph: CausalGraph) -> str:
+def evidence_text(graph: CausalGraph, steps: set[int] | None = None, flows: bool = True) -> str:
+    """Loop groups and (with ``flows``) reused literal values; with ``steps``, only those touching these steps."""
+    loops = [g for g in graph.loop_groups if steps is None or steps & set(g.steps)]
+    flows = [f for f in graph.literal_flows if flows and (steps is None or steps & {f.producer_step, *f.consumer_steps})]
     parts = []
-    if graph.loop_groups:
-        parts.append("Loop groups (repeated near-identical behaviour):\n" + render_loop_groups(graph.loop_groups, limit=8))
-    if graph.literal_flows:
-        parts.append("Values produced at one step and reused later:\n" + render_literal_flows(graph.literal_flows, limit=15))
-    return "\n".join(parts) or "(none found)"
+    if loops:
+        parts.append("Loop groups (repeated near-identical behaviour):\n" + render_loop_groups(loops, limit=8))
+    if flows:
+        parts.append("Values produced at one step and reused later:\n" + render_literal_flows(flows, limit=6))
+    return "\n".join(parts) or "(no loops or reused values found)"
 
 
-def graph_text(graph: CausalGraph, *, patterns: bool = True, evidence: bool = True, field_chars: int = FIELD_CHARS) -> str:
-    """The graph in compact lines: subtasks with their agent nodes, then edges, then evidence."""
+def graph_text(graph: CausalGraph, *, patterns: bool = True, evidence: bool = True, field_chars: int = FIELD_CHARS,
+               focus: set[int] | None = None, agent_patterns: bool = True) -> str:
+    """The graph in compact lines: subtasks with their agent nodes, then edges, then evidence.
+
+    With ``focus`` (a set of steps), only the subtasks holding those steps, the edges touching them
+    and the evidence about them are shown.
+    """
     lines: list[str] = []
-    for s in graph.subtasks:
+    keep = {s.id for s in graph.subtasks if focus is None or focus & set(s.steps)}
+    for s in (s for s in graph.subtasks if s.id in keep):
         lines.append(f"{s.id} {s.name} (steps {s.start}-{s.end}): {_flat(s.description, field_chars)}")
-        for node in (n for n in graph.agent_nodes if n.subtask == s.id):
+        for node in (n for n in graph.agent_nodes if n.subtask == s.id and (focus is None or focus & set(n.steps))):
             steps = ",".join(map(str, node.steps))
             lines.append(f"  - {node.agent} [steps {steps}] O: {_flat(node.observation, field_chars)} | "
                          f"T: {_flat(node.thought, field_chars)} | A: {_flat(node.action, field_chars)} | "
                          f"R: {_flat(node.result, field_chars)}")
     if graph.subtask_edges or graph.agent_edges:
         lines.append("Edges:")
-    for e in graph.subtask_edges:
+    for e in (e for e in graph.subtask_edges if e.source in keep or e.target in keep):
         lines.append(f"  {e.source} -> {e.target} ({e.type})" + _patterns(e.patterns, patterns, field_chars))
-    for e in graph.agent_edges:
-        lines.append(f"  {e.subtask}: {e.source} -> {e.target} ({e.type})" + _patterns(e.patterns, patterns, field_chars))
-    if graph.step_edges:
+    for e in (e for e in graph.agent_edges if e.subtask in keep):
+        lines.append(f"  {e.subtask}: {e.source} -> {e.target} ({e.type})" + _patterns(e.patterns, patterns and agent_patterns, field_chars))
+    step_edges = [e for e in graph.step_edges if focus is None or {e.producer, e.consumer} & focus]
+    if step_edges:
         lines.append("Data flow between steps: " + "; ".join(
-            f"{e.producer}->{e.consumer} {_flat(e.data, 80)} ({e.data_type})" for e in graph.step_edges[:30]))
-    if evidence:
-        lines.append(evidence_text(graph))
+            f"{e.producer}->{e.consumer} {_flat(e.data, 80)} ({e.data_type})" for e in step_edges[:30]))
+    if evidence and graph.loop_groups:  # literal flows are already among the step edges above
+        lines.append(evidence_text(graph, focus, flows=False))
     return "\n".join(lines)
 
 
@@ -74,11 +84,11 @@ def _patterns(patterns, on: bool, limit: int) -> str:
     return " " + " ".join(f"[{p.scenario}] if {_flat(p.bias, limit // 2)} then {_flat(p.anomaly, limit // 2)}." for p in patterns[:2])
 
 
-def oracles_text(graph: CausalGraph) -> str:
+def oracles_text(graph: CausalGraph, subtasks: set[str] | None = None) -> str:
     out = []
-    for o in graph.oracles:
+    for o in (o for o in graph.oracles if subtasks is None or o.subtask in subtasks):
         out.append(f"{o.subtask}: goal: {_flat(o.goal, FIELD_CHARS)}")
-        for label, items in (("pre", o.preconditions), ("evidence", o.key_evidence), ("accept", o.acceptance_criteria)):
+        for label, items in (("evidence", o.key_evidence), ("accept", o.acceptance_criteria)):
             if items:
                 out.append(f"  {label}: " + "; ".join(_flat(i, 140) for i in items[:3]))
     return "\n".join(out)

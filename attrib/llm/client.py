@@ -67,6 +67,7 @@ class LLMClient:
         self.offline = offline
         self._backend = backend
         self._sem: asyncio.Semaphore | None = None
+        self._sem_loop: asyncio.AbstractEventLoop | None = None
         self.retry_base_delay = retry_base_delay
         self.retry_max_delay = retry_max_delay
         self.price = price_for(settings.model, self.config.prices)
@@ -146,8 +147,9 @@ class LLMClient:
         return resp, False
 
     async def _send(self, request: BackendRequest, record: CallRecord) -> BackendResponse:
-        if self._sem is None:
-            self._sem = asyncio.Semaphore(max(1, self.settings.concurrency))
+        loop = asyncio.get_running_loop()
+        if self._sem is None or self._sem_loop is not loop:  # a semaphore is bound to one event loop
+            self._sem, self._sem_loop = asyncio.Semaphore(max(1, self.settings.concurrency)), loop
         last = ""
         for attempt in range(self.settings.max_retries + 1):
             record.attempts += 1

@@ -8,6 +8,7 @@ for later calls. The SDK's own retries are off: :mod:`attrib.llm.client` retries
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import openai
@@ -43,9 +44,19 @@ class OpenAIBackend:
 
     def __init__(self, settings: ModelSettings):
         self.settings = settings
-        key = settings.api_key.get_secret_value() if settings.api_key else "not-needed"
-        self._client = openai.AsyncOpenAI(base_url=settings.base_url, api_key=key, timeout=settings.timeout, max_retries=0)
+        self._client: openai.AsyncOpenAI | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
         self._mode = 0
+
+    def _sdk(self) -> openai.AsyncOpenAI:
+        """The SDK client of the running event loop: pooled keep-alive connections must not outlive their loop."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            key = self.settings.api_key.get_secret_value() if self.settings.api_key else "not-needed"
+            self._client = openai.AsyncOpenAI(base_url=self.settings.base_url, api_key=key,
+                                              timeout=self.settings.timeout, max_retries=0)
+            self._client_loop = loop
+        return self._client
 
     def cache_identity(self) -> dict[str, Any]:
         return {"backend": self.name, "model": self.settings.model, "base_url": self.settings.base_url or "api.openai.com"}
@@ -67,7 +78,7 @@ class OpenAIBackend:
             if fmt:
                 kwargs["response_format"] = fmt
             try:
-                resp = await self._client.chat.completions.create(**kwargs)
+                resp = await self._sdk().chat.completions.create(**kwargs)
             except openai.APIStatusError as exc:
                 if _refuses_format(exc) and self._mode < len(MODES) - 1:
                     self._mode += 1

@@ -68,7 +68,36 @@ def schema_hint(schema: dict[str, Any]) -> str:
         lines = [f'- "{name}": {_describe(p)}' + (f" ({p['description']})" if p.get("description") else "")
                  for name, p in props.items()]
         return "Reply with only one JSON object with these fields:\n" + "\n".join(lines)
-    return "Reply with only one JSON object that follows this JSON Schema:\n" + json.dumps(schema, separators=(",", ":"))
+    return ("Reply with only one JSON object of this shape (str = text, int a-b = integer in that range, "
+            "A|B = one of those values, [x] = a list of x):\n" + skeleton(schema, schema, {}))
+
+
+def skeleton(node: Any, root: dict[str, Any], seen: dict[tuple, str], field: str = "") -> str:
+    """A compact type sketch of a JSON Schema: far fewer tokens than the schema itself.
+
+    A list of choices is spelled out once; later fields with the same choices say ``like <field>``.
+    """
+    if "$ref" in node:
+        node = root["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+    if "anyOf" in node:
+        return "|".join(skeleton(b, root, seen, field) for b in node["anyOf"])
+    if "enum" in node:
+        values = node["enum"]
+        if all(isinstance(v, int) for v in values) and len(values) > 6:
+            return f"int {min(values)}-{max(values)}"
+        key = tuple(values)
+        if key in seen and len(values) > 2:
+            return f"like {seen[key]}"
+        seen.setdefault(key, field)
+        return "|".join(json.dumps(v, ensure_ascii=False) for v in values)
+    kind = node.get("type")
+    if kind == "object":
+        return "{" + ", ".join(f'"{k}": {skeleton(v, root, seen, k)}' for k, v in node.get("properties", {}).items()) + "}"
+    if kind == "array":
+        return "[" + skeleton(node.get("items", {}), root, seen, field) + "]"
+    if kind == "integer":
+        return f"int {node['minimum']}-{node['maximum']}" if "minimum" in node and "maximum" in node else "int"
+    return {"string": "str", "boolean": "true|false", "number": "number", "null": "null"}.get(kind, "value")
 
 
 def constrain_defs(schema: dict[str, Any], rules: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
