@@ -13,7 +13,7 @@ from typer.core import TyperGroup
 
 from . import api
 from .agents import agent_key
-from .errors import AttribError, InputError
+from .errors import AttribError, ConfigError, InputError
 from .methods import METHODS
 from .output import show, to_json, write_json
 from .readers import iter_log_paths, load_log
@@ -28,7 +28,7 @@ class _Group(TyperGroup):
         try:
             return super().invoke(ctx)
         except AttribError as exc:
-            err.print(f"attrib: error: {exc}", markup=False, highlight=False)
+            sys.stderr.write(f"attrib: error: {' '.join(str(exc).split())}\n")
             raise typer.Exit(exc.exit_code) from None
 
 
@@ -56,8 +56,13 @@ def predict(
     offline: Annotated[bool, typer.Option("--offline", help="Answer only from the cache; a miss is an error.")] = False,
     timeout: Annotated[float, typer.Option(help="Seconds before one request is abandoned and retried.")] = 120.0,
     max_retries: Annotated[int, typer.Option(help="Retries on 429/5xx/timeouts before giving up.")] = 5,
+    chief_modules: Annotated[str, typer.Option("--chief-modules", help="CHIEF ablation: full (default), m1, m1+m2, m1+m3.")] = "full",
+    kb_dir: Annotated[Optional[Path], typer.Option("--kb-dir", help="CHIEF knowledge base directory (default: the one `attrib kb build` saved).")] = None,
+    report: Annotated[Optional[Path], typer.Option("--report", help="CHIEF only: write a self-contained HTML report of the graph and the verdicts.")] = None,
 ) -> None:
     """Attribute one failed run: agent, step (0-based), reason, and the evidence and cost behind them."""
+    if report and method != "chief":
+        raise ConfigError("--report needs --method chief (it draws CHIEF's causal graph)")
     traj = load_log(log, fmt)
     client = None
     if METHODS[method].NEEDS_MODEL if method in METHODS else True:
@@ -65,7 +70,13 @@ def predict(
                                  timeout=timeout, max_retries=max_retries, seed=seed)
         if client.settings.is_demo and not json_out:
             err.print("[yellow]note: no model configured, using the embedded SmolLM2-135M demo model (it does not attribute well; use --model/--base-url)[/]")
-    att = asyncio.run(api.predict_async(traj, method, client=client, with_ground_truth=not no_ground_truth, seed=seed))
+    att = asyncio.run(api.predict_async(traj, method, client=client, with_ground_truth=not no_ground_truth, seed=seed,
+                                        chief_modules=chief_modules, kb_dir=kb_dir))
+    if report:
+        from .chief.commands import write_report
+
+        write_report(att, traj, report)
+        err.print(f"report written to {report}")
     if out:
         write_json(att, out)
     if json_out:
@@ -89,7 +100,7 @@ def validate(
             t = load_log(path, fmt)
         except InputError as exc:
             bad += 1
-            console.print(f"[red]bad[/] {exc}", highlight=False)
+            sys.stderr.write(f"attrib: error: {' '.join(str(exc).split())}\n")
             continue
         gold = f", gold: {t.gold.agent} @ step {t.gold.step}" if t.gold else ""
         console.print(f"[green]ok[/]  {path}: {t.n_steps} steps, agents: {', '.join(t.agents)}{gold}", highlight=False)
@@ -108,12 +119,13 @@ def list_methods() -> None:
 
 
 def _register_extensions() -> None:
+    from .chief.commands import register as chief_commands
     from .evaluation.commands import register as eval_commands
     from .evaluation.evaluate_cmd import register as evaluate_command
     from .kb.commands import register as kb_commands
     from .readers.commands import register as reader_commands
 
-    for register in (reader_commands, evaluate_command, eval_commands, kb_commands):
+    for register in (reader_commands, evaluate_command, eval_commands, chief_commands, kb_commands):
         register(app)
 
 

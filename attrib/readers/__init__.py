@@ -12,10 +12,12 @@ from types import ModuleType
 
 from ..errors import InputError
 from ..trajectory import Trajectory
-from . import whowhen
+from . import attrib_jsonl, chat, history, otel, transcript, whowhen
 from .document import Document
+from .source import open_lean
 
-READERS: list[ModuleType] = [whowhen]
+# Detection order matters: the first reader whose detect() accepts the document wins.
+READERS: list[ModuleType] = [whowhen, attrib_jsonl, otel, chat, history, transcript]
 LOG_SUFFIXES = {".json", ".jsonl", ".txt", ".log"}
 
 
@@ -46,8 +48,19 @@ def detect_format(doc: Document) -> str:
 
 
 def load_log(path: str | Path, format: str = "auto") -> Trajectory:
-    """Read one log file into a Trajectory; raises InputError with a one-line message."""
-    doc = Document.open(path)
+    """Read one log file into a Trajectory; raises InputError with a one-line message.
+
+    Big inputs are read lean (one copy in memory: JSON parsed from the file, JSON Lines line by line).
+    """
+    doc = open_lean(path)
+    name = detect_format(doc) if format == "auto" else format
+    return _reader(name).read(doc)
+
+
+def load_log_lean(path: str | Path, format: str = "auto") -> Trajectory:
+    """Like :func:`load_log`, holding one copy of a big input: JSON parsed straight from the file,
+    JSON Lines parsed line by line, no text kept (see :mod:`attrib.readers.source`)."""
+    doc = open_lean(path)
     name = detect_format(doc) if format == "auto" else format
     return _reader(name).read(doc)
 
@@ -72,4 +85,5 @@ def _natural(p: Path) -> tuple:
     return (str(p.parent), (0, int(stem), "") if stem.isdigit() else (1, 0, stem))
 
 
-__all__ = ["Document", "READERS", "detect_format", "format_names", "iter_log_paths", "load_log", "register"]
+__all__ = ["Document", "READERS", "detect_format", "format_names", "iter_log_paths", "load_log", "load_log_lean",
+           "open_lean", "register"]

@@ -15,6 +15,7 @@ from ..agents import agent_key, strip_suffix
 from ..errors import InputError
 from ..trajectory import GoldLabel, Step, Trajectory
 from .document import Document
+from .shorten import shorten_content
 
 NAME = "who-and-when"
 
@@ -63,6 +64,7 @@ def read(doc: Document) -> Trajectory:
     if not history:
         raise InputError(path, "'history' is empty")
     steps: list[Step] = []
+    truncated: list[int] = []
     display: dict[str, str] = {}
     for i, item in enumerate(history):
         if not isinstance(item, dict):
@@ -74,6 +76,9 @@ def read(doc: Document) -> Trajectory:
             content = _text(item.get("content"))
         except TypeError as exc:
             raise InputError(path, f"history[{i}].content must be a string, got {exc}") from None
+        content, cut = shorten_content(content)
+        if cut:
+            truncated.append(i)
         key = agent_key(label)
         agent = display.setdefault(key, strip_suffix(label))
         role = item.get("role") if "name" in item and isinstance(item.get("role"), str) else None
@@ -96,6 +101,7 @@ def read(doc: Document) -> Trajectory:
         ground_truth=str(gt) if gt not in (None, "") else None,
         steps=steps,
         gold=gold,
+        truncated_steps=truncated,
         metadata=meta,
     )
 

@@ -1,0 +1,129 @@
+"""``attrib convert`` and ``attrib show``: check how a log is read, and write it in another format.
+
+Both read the log with :func:`attrib.readers.load_log_lean` (one copy of a big
+input in memory). Problems are raised as :class:`attrib.errors.InputError`, which
+the CLI prints as one line (exit code 2).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..convert import dumps
+from ..errors import InputError
+from ..trajectory import Step, Trajectory
+from . import format_names, load_log_lean
+
+
+class Target(str, Enum):
+    who_and_when = "who-and-when"
+    jsonl = "jsonl"
+
+
+FormatOpt = Annotated[str, typer.Option("--format", help="Input format, or 'auto' to detect it by structure.")]
+
+
+def _load(path: Path, fmt: str) -> Trajectory:
+    if fmt != "auto" and fmt not in format_names():
+        raise InputError(None, f"unknown format {fmt!r} (known: auto, {', '.join(format_names())})")
+    return load_log_lean(path, fmt)
+
+
+def convert(
+    log: Annotated[Path, typer.Argument(help="The log to convert (any supported format).")],
+    to: Annotated[Target, typer.Option("--to", help="who-and-when (JSON) or jsonl (attrib JSON Lines, keeps source ids).")],
+    out: Annotated[Path, typer.Option("--out", help="File to write ('-' for standard output).")],
+    fmt: FormatOpt = "auto",
+) -> None:
+    """Write LOG in another format (steps, source ids where the format has room, labels)."""
+    traj = _load(log, fmt)
+    text = dumps(traj, to.value)
+    if str(out) == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(out, f"cannot write: {exc.strerror or exc}") from None
+    typer.echo(f"wrote {out}: {traj.n_steps} steps from {traj.source_format} as {to.value}"
+               + (f", gold: {traj.gold.agent} @ step {traj.gold.step}" if traj.gold else ""))
+
+
+def first_line(text: str, width: int = 100) -> str:
+    """The first non-blank line of ``text``, cut to ``width`` characters."""
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _step_json(step: Step) -> dict:
+    return step.model_dump(mode="json")
+
+
+def show(
+    log: Annotated[Path, typer.Argument(help="The log to read.")],
+    fmt: FormatOpt = "auto",
+    json_out: Annotated[bool, typer.Option("--json", help="Print the normalized trajectory as JSON.")] = False,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=0, help="Show at most N steps.")] = None,
+) -> None:
+    """Print the normalized steps of LOG (index, source id, agent, first line) to check the reading."""
+    traj = _load(log, fmt)
+    steps = traj.steps if limit is None else traj.steps[:limit]
+    if json_out:
+        data = traj.model_dump(mode="json", exclude={"steps"})
+        data["n_steps"] = traj.n_steps
+        data["steps"] = [_step_json(s) for s in steps]
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return
+    console = Console()
+    console.print(_summary(traj), highlight=False, markup=False, soft_wrap=True)
+    console.print(_table(traj, steps, console.width))
+    if len(steps) < traj.n_steps:
+        console.print(f"... {traj.n_steps - len(steps)} more steps (raise --limit to see them)", highlight=False,
+                      markup=False)
+
+
+def _table(traj: Trajectory, steps: list[Step], width: int) -> Table:
+    """One row per step; the content column gets the room the other columns leave."""
+    step_w = max(4, len(str(traj.n_steps)))
+    sid_w = min(36, max([9] + [len(s.source_id or "") for s in steps]))
+    agent_w = min(32, max([5] + [len(s.label) for s in steps]))
+    content_w = max(20, width - step_w - sid_w - agent_w - 13)
+    table = Table(show_lines=False)
+    table.add_column("step", justify="right", width=step_w)
+    table.add_column("source id", width=sid_w, overflow="fold")
+    table.add_column("agent", width=agent_w, overflow="fold")
+    table.add_column("content (first line)", width=content_w)
+    cut = set(traj.truncated_steps)
+    for s in steps:
+        mark = " [shortened]" if s.index in cut else ""
+        line = first_line(s.content, content_w - len(mark)) + mark
+        table.add_row(str(s.index), Text(s.source_id or ""), Text(s.label), Text(line))
+    return table
+
+
+def _summary(traj: Trajectory) -> str:
+    lines = [f"{traj.path}: {traj.source_format}, {traj.n_steps} steps, agents: {', '.join(traj.agents)}"]
+    if traj.question:
+        lines.append(f"question: {first_line(traj.question, 160)}")
+    if traj.gold:
+        lines.append(f"gold: {traj.gold.agent} @ step {traj.gold.step}"
+                     + (f" (source id {traj.steps[traj.gold.step].source_id})" if traj.steps[traj.gold.step].source_id else ""))
+    if traj.truncated_steps:
+        lines.append(f"shortened steps: {', '.join(map(str, traj.truncated_steps))}")
+    return "\n".join(lines)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``convert`` and ``show`` to the CLI."""
+    app.command("convert")(convert)
+    app.command("show")(show)

@@ -1,0 +1,187 @@
+"""Reader for per-step histories with agent names (AG2/AutoGen, CrewAI, MetaGPT-style exports).
+
+Accepted shapes: a JSON list (or JSON Lines, optionally after one header record)
+of step objects, or an object holding them under ``messages``, ``steps``,
+``history``, ``chat_history``, ``tasks_output``, ``turns``, ``trajectory``,
+``rounds``, ``log``, ``logs``, ``events``, ``storage`` or ``conversation``, at
+the top level or one object down (MetaGPT's ``{"memory": {"storage": [...]}}``).
+The other fields of that object are metadata (question, labels).
+
+A step object needs an agent and a content:
+
+- agent label, first found: ``agent``, ``agent_name``, ``name``, ``sender``,
+  ``speaker``, ``source``, ``from`` (a string, or an object's ``role``/``name``,
+  as CrewAI writes agents); then ``role`` unless it is a generic chat role; then
+  MetaGPT's ``sent_from`` (last dotted part); then the generic ``role``;
+- content, first found: ``content``, ``message``, ``text``, ``output``, ``raw``,
+  ``response``, ``result`` (a string, a list of parts, or any JSON value). Around it:
+  a ``thought`` line before; MetaGPT's ``cause_by`` as ``[action WritePRD]`` and a
+  CrewAI task's ``description`` as ``[task] ...`` first; tool calls
+  (``tool_calls``/``function_call``, CrewAI's ``tool`` + ``tool_input``, AutoGen's
+  ``ToolCallRequestEvent`` items) as ``[tool call NAME] ARGUMENTS`` lines; and a
+  CrewAI ``result``/``observation`` after its tool call;
+- source id: ``step``, ``index``, ``idx``, ``turn``, ``round``, ``step_id``, ``id``,
+  ``message_id`` (kept as written), else the 0-based position. When every step has
+  a numeric ``step``, steps are ordered by it (stable), else kept in file order;
+- parent id: ``parent_id`` when given; a tool result's parent is the step that made the call.
+
+The question is the metadata's question field, else the first step's content
+when it comes from a user-like agent (user, human, admin, user_proxy, customer)
+or a MetaGPT ``UserRequirement``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import InputError
+from ..trajectory import Trajectory
+from .chat import ROLES, ToolCalls
+from .common import (StepBuilder, first_key, guarded, join_text, render_tool_call, safe_detect, scalar_id,
+                     text_of)
+from .document import Document
+from .labels import build_trajectory
+from .source import find_list, records, split_header
+
+NAME = "history"
+
+LIST_KEYS = ("messages", "steps", "history", "chat_history", "tasks_output", "turns", "trajectory", "rounds",
+             "log", "logs", "events", "storage", "conversation")
+AGENT_KEYS = ("agent", "agent_name", "name", "sender", "speaker", "source", "from")
+CONTENT_KEYS = ("content", "message", "text", "output", "raw", "response", "result")
+ID_KEYS = ("step", "index", "idx", "turn", "round", "step_id", "id", "message_id")
+GENERIC_ROLES = ROLES | {"human", "ai", "model", "bot"}
+USER_LIKE = {"user", "human", "admin", "userproxy", "user_proxy", "customer", "client"}
+
+
+def agent_label(item: dict) -> str | None:
+    """The raw agent label of a step object (see the module docstring), or None."""
+    for key in AGENT_KEYS:
+        value = item.get(key)
+        if isinstance(value, dict):
+            value = first_key(value, ("role", "name"))
+        if isinstance(value, str) and value.strip():
+            return value
+    role = item.get("role")
+    if isinstance(role, str) and role.strip() and role.strip().lower() not in GENERIC_ROLES:
+        return role
+    sent = item.get("sent_from")
+    if isinstance(sent, str) and sent.strip():
+        return sent.strip().rsplit(".", 1)[-1]
+    return role if isinstance(role, str) and role.strip() else None
+
+
+def is_step(item: Any) -> bool:
+    if not isinstance(item, dict) or agent_label(item) is None:
+        return False
+    return any(k in item for k in CONTENT_KEYS) or any(k in item for k in ("tool_calls", "tool", "thought"))
+
+
+def _items(doc: Document) -> tuple[dict, list[dict]] | str:
+    value = records(doc)
+    if value is None:
+        return "not JSON or JSON Lines"
+    found = find_list(value, LIST_KEYS)
+    if found is None:
+        return "no list of agent steps"
+    meta, items = found
+    header, items = split_header(items, is_step)
+    if not items:
+        return "empty list of steps"
+    for i, item in enumerate(items):
+        if not is_step(item):
+            return f"item {i} has no agent name ('name', 'agent', 'role', ...) with a content"
+    return {**meta, **header}, items
+
+
+@safe_detect
+def detect(doc: Document) -> str | None:
+    """None when ``doc`` is a list of named agent steps, else why not."""
+    found = _items(doc)
+    return found if isinstance(found, str) else None
+
+
+def source_id(item: dict, position: int) -> str:
+    for key in ID_KEYS:
+        sid = scalar_id(item.get(key))
+        if sid is not None:
+            return sid
+    return str(position)
+
+
+def _ordered(items: list[dict]) -> list[tuple[int, dict]]:
+    """``(position, item)`` pairs, sorted by a numeric ``step`` when every item has one."""
+    pairs = list(enumerate(items))
+    steps = [it.get("step") for it in items]
+    if all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in steps):
+        pairs.sort(key=lambda p: p[1]["step"])
+    return pairs
+
+
+def _autogen_event(item: dict, calls: ToolCalls, sid: str) -> tuple[str, str | None] | None:
+    """Content and parent of AutoGen tool-call events (content is a list of calls or results)."""
+    kind = str(item.get("type", ""))
+    parts = item.get("content")
+    if not isinstance(parts, list) or not kind.startswith("ToolCall"):
+        return None
+    if kind == "ToolCallRequestEvent":
+        msg = {"tool_calls": [{"id": p.get("id"), "function": p} for p in parts if isinstance(p, dict)]}
+        return join_text(*calls.record(msg, sid)), None
+    texts = [text_of(p.get("content")) if isinstance(p, dict) else text_of(p) for p in parts]
+    first = next((p for p in parts if isinstance(p, dict)), {})
+    _, parent = calls.result({"tool_call_id": first.get("call_id"), "role": "tool"})
+    return join_text(*texts), parent
+
+
+def _content(item: dict, calls: ToolCalls, sid: str) -> tuple[str, str | None]:
+    """``(content, parent id)`` of one step object."""
+    event = _autogen_event(item, calls, sid)
+    if event is not None:
+        return event
+    head: list[str] = []
+    cause = item.get("cause_by")
+    if isinstance(cause, str) and cause.strip():
+        head.append(f"[action {cause.strip().rsplit('.', 1)[-1]}]")
+    if isinstance(item.get("description"), str) and item["description"].strip():
+        head.append(f"[task] {item['description'].strip()}")
+    if isinstance(item.get("thought"), str):
+        head.append(item["thought"])
+    tool = item.get("tool")
+    if isinstance(tool, str) and tool.strip() and "tool_input" in item:
+        after = text_of(first_key(item, ("result", "observation", "output")))
+        return join_text(*head, render_tool_call(tool.strip(), item.get("tool_input")), after), None
+    main = text_of(first_key(item, CONTENT_KEYS))
+    lines = calls.record(item, sid)
+    parent = scalar_id(item.get("parent_id"))
+    if str(item.get("role", "")).lower() in ("tool", "function"):
+        responses = item.get("tool_responses")
+        call_id = item.get("tool_call_id")
+        if call_id is None and isinstance(responses, list) and responses and isinstance(responses[0], dict):
+            call_id = responses[0].get("tool_call_id")
+        _, parent = calls.result({"tool_call_id": call_id, "role": item["role"], "name": item.get("name")})
+    return join_text(*head, main, *lines), parent
+
+
+def _question(items: list[dict]) -> str | None:
+    first = items[0]
+    label = (agent_label(first) or "").strip().lower().replace(" ", "_")
+    cause = str(first.get("cause_by", ""))
+    if label in USER_LIKE or cause.endswith("UserRequirement"):
+        return text_of(first_key(first, CONTENT_KEYS)) or None
+    return None
+
+
+@guarded(NAME)
+def read(doc: Document) -> Trajectory:
+    found = _items(doc)
+    if isinstance(found, str):
+        raise InputError(doc.path, f"not an agent history: {found}")
+    meta, items = found
+    builder = StepBuilder()
+    calls = ToolCalls()
+    for pos, item in _ordered(items):
+        sid = source_id(item, pos)
+        content, parent = _content(item, calls, sid)
+        role = item.get("role") if isinstance(item.get("role"), str) and item["role"].lower() in ROLES else None
+        builder.add(agent_label(item) or "unknown", content, sid, role, parent)
+    return build_trajectory(doc, NAME, builder.steps, builder.truncated, meta, question=_question(items))
