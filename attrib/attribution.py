@@ -23,8 +23,8 @@ class CallRecord(BaseModel):
     backend: str = Field(description="'openai' (any OpenAI-compatible endpoint) or 'local' (llama.cpp in process)")
     input_tokens: int = 0
     output_tokens: int = 0
-    estimated_input_tokens: int = Field(0, description="pre-flight estimate of the prompt size")
-    tokenizer: str = "cl100k_base (tiktoken)"
+    estimated_input_tokens: int | None = Field(None, description="pre-flight token count of the prompt; None when its byte size already proved it fits")
+    tokenizer: str = Field("cl100k_base (tiktoken, offline)", description="what made the pre-flight count")
     seconds: float = 0.0
     cached: bool = False
     attempts: int = Field(0, description="HTTP/model requests actually sent (retries included, cache hits excluded)")

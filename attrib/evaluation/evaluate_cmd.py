@@ -63,12 +63,13 @@ def evaluate(
         task = progress.add_task(_status(ev.tally), total=len(jobs), completed=len(done))
         ev.on_record = lambda rec, t: progress.update(task, advance=1, description=_status(t))
         tally = asyncio.run(ev.run(jobs))
-    summary = write_summary(directory, tally.records, tally.stopped, ev)
+    reports = summary_reports(tally.records)
+    summary = write_summary(directory, tally.records, tally.stopped, ev, reports)
     if json_out:
         typer.echo(json.dumps(summary, indent=2))
         return
     console = Console()
-    for rep in summary_reports(tally.records):
+    for rep in reports:
         print_report(rep, console, random=summary.get("random_expected") if rep.method == "random" else None)
     if tally.stopped:
         console.print(f"[yellow]stopped early: {tally.stopped}; finished cases are kept, re-run to resume[/]")
@@ -79,9 +80,8 @@ def summary_reports(records: list[CaseRecord]):
     return [build_report(recs) for recs in group_by_config(records).values()]
 
 
-def write_summary(directory: Path, records: list[CaseRecord], stopped: str | None, ev: Evaluator) -> dict:
+def write_summary(directory: Path, records: list[CaseRecord], stopped: str | None, ev: Evaluator, reps: list) -> dict:
     trajs = [t for t in ev.logs.values() if not isinstance(t, Exception)]
-    reps = summary_reports(records)
     summary = {
         "cases": len(records),
         "stopped": stopped,

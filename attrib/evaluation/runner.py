@@ -111,6 +111,10 @@ class Appender:
             self._f.flush()
             os.fsync(self._f.fileno())
 
+    async def awrite(self, rec: CaseRecord) -> None:
+        """:meth:`write` in a worker thread, so the disk flush does not stall the event loop."""
+        await asyncio.to_thread(self.write, rec)
+
     def close(self) -> None:
         self._f.close()
 
@@ -179,6 +183,7 @@ class Evaluator:
         if model not in self.clients:
             self.clients[model] = make_client(model, self.config.base_url, cache=self.cache, offline=self.offline,
                                               concurrency=self.config.concurrency)
+            self.clients[model].warm_up()
         return self.clients[model]
 
     def model_name(self, job: Job) -> str:
@@ -233,7 +238,7 @@ class Evaluator:
             nonlocal inflight
             try:
                 rec = await self.run_job(job, model)
-                appender.write(rec)
+                await appender.awrite(rec)
                 self.tally.add(rec)
                 if self.on_record:
                     self.on_record(rec, self.tally)

@@ -129,16 +129,17 @@ def bootstrap_ci(
     """
     if not values or not values[0]:
         return [(0.0, 0.0) for _ in values]
+    import numpy as np
+
     n = len(values[0])
-    rng = random.Random(seed)
-    sums: list[list[float]] = [[] for _ in values]
-    cases = range(n)
-    for _ in range(n_boot):
-        idx = rng.choices(cases, k=n)
-        for m, metric in enumerate(values):
-            sums[m].append(sum(metric[i] for i in idx) / n)
+    idx = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
     lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
-    return [(100 * _quantile(sorted(s), lo_q), 100 * _quantile(sorted(s), hi_q)) for s in sums]
+    out = []
+    for metric in values:
+        means = np.asarray(metric, dtype=float)[idx].mean(axis=1)
+        low, high = np.quantile(means, [lo_q, hi_q])
+        out.append((100 * float(low), 100 * float(high)))
+    return out
 
 
 def _quantile(sorted_values: list[float], q: float) -> float:

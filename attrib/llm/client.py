@@ -30,7 +30,7 @@ from .config import Config, ModelSettings
 from .parsing import ParseError, parse_answer
 from .pricing import price_for
 from .schema import schema_for, schema_hint
-from .tokens import TOKENIZER_NAME, count_message_tokens
+from .tokens import SKIPPED, TOKENIZER_NAME, count_message_tokens, preflight
 
 T = TypeVar("T", bound=BaseModel)
 Validator = Callable[[Any], list[str]]
@@ -79,21 +79,39 @@ class LLMClient:
             self._backend = make_backend(self.settings)
         return self._backend
 
+    def estimate(self, messages: list[dict[str, str]], answer: type[BaseModel] | dict[str, Any],
+                 max_tokens: int | None = None) -> int | None:
+        """Pre-flight token count of the prompt as sent (answer-format hint included); None when its size proves it fits."""
+        schema = answer if isinstance(answer, dict) else schema_for(answer)
+        room = self.settings.context_window - (max_tokens or self.settings.max_output_tokens)
+        return preflight(_with_hint(messages, schema), room)
+
+    def warm_up(self) -> None:
+        """Load the backend and the tokenizer now (imports, files), not inside the first timed call."""
+        self.backend
+        count_message_tokens([{"role": "user", "content": "warm up"}])
+
+    def fits_estimate(self, estimate: int | None, max_tokens: int | None = None) -> bool:
+        return estimate is None or estimate + (max_tokens or self.settings.max_output_tokens) <= self.settings.context_window
+
     def fits(self, messages: list[dict[str, str]]) -> bool:
-        return count_message_tokens(messages) + self.settings.max_output_tokens <= self.settings.context_window
+        return self.fits_estimate(count_message_tokens(messages))
 
     # -- the one entry point -------------------------------------------------
     async def ask(self, *, stage: str, messages: list[dict[str, str]], answer: type[T],
                   schema: dict[str, Any] | None = None, validate: Validator | None = None,
-                  max_tokens: int | None = None, truncated: bool = False) -> Answer[T]:
+                  max_tokens: int | None = None, truncated: bool = False, estimate: int | None | bool = False) -> Answer[T]:
+        """``estimate``: a count from :meth:`estimate` (None = size already proves the fit); False = count here."""
         schema = schema or schema_for(answer)
-        messages = _with_hint(messages, schema)
-        estimate = count_message_tokens(messages)
         limit = max_tokens or self.settings.max_output_tokens
-        if estimate + limit > self.settings.context_window:
+        if estimate is False:
+            estimate = preflight(_with_hint(messages, schema), self.settings.context_window - limit)
+        messages = _with_hint(messages, schema)
+        if estimate is not None and estimate + limit > self.settings.context_window:
             raise PromptTooLong(f"{stage}: prompt of ~{estimate} tokens does not fit the {self.settings.context_window}-token context window")
         record = CallRecord(stage=stage, model=self.settings.model, backend=self.settings.backend,
-                            estimated_input_tokens=estimate, tokenizer=TOKENIZER_NAME, truncated=truncated,
+                            estimated_input_tokens=estimate, tokenizer=TOKENIZER_NAME if estimate is not None else SKIPPED,
+                            truncated=truncated,
                             temperature=self.settings.temperature, seed=self.settings.seed)
         started = time.perf_counter()
         cached_all = True
@@ -128,9 +146,10 @@ class LLMClient:
     async def _complete(self, messages, schema, name, max_tokens, record) -> tuple[BackendResponse, bool]:
         request = BackendRequest(messages=messages, schema=schema, schema_name=name, max_tokens=max_tokens,
                                  temperature=self.settings.temperature, seed=self.settings.seed)
-        key = request_key({**self.backend.cache_identity(), "messages": messages, "schema": schema,
-                           "temperature": request.temperature, "seed": request.seed, "max_tokens": max_tokens})
+        key = ""
         if self.cache is not None:
+            key = request_key({**self.backend.cache_identity(), "messages": messages, "schema": schema,
+                               "temperature": request.temperature, "seed": request.seed, "max_tokens": max_tokens})
             hit = self.cache.get(key)
             if hit is not None:
                 return BackendResponse(hit.text, hit.input_tokens, hit.output_tokens, hit.response_mode), True

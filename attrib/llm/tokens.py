@@ -28,3 +28,21 @@ def count_tokens(text: str) -> int:
 
 def count_message_tokens(messages: list[dict[str, str]]) -> int:
     return sum(count_tokens(m.get("content") or "") + _PER_MESSAGE for m in messages) + 2
+
+
+SKIPPED = "not counted: the prompt's UTF-8 size already proves it fits"
+
+
+def message_bytes(messages: list[dict[str, str]]) -> int:
+    return sum(len((m.get("content") or "").encode("utf-8")) + _PER_MESSAGE for m in messages) + 2
+
+
+def preflight(messages: list[dict[str, str]], room: int) -> int | None:
+    """Token count of ``messages`` when it matters, else None.
+
+    A BPE token covers at least one byte, so a prompt of at most ``room`` UTF-8 bytes cannot
+    exceed ``room`` tokens: then the exact (and, for long logs, costly) count is skipped.
+    """
+    if message_bytes(messages) <= room:
+        return None
+    return count_message_tokens(messages)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -72,14 +73,15 @@ class RunContext:
             raise LLMError(f"{stage}: this method needs a model")
         for budget in BUDGETS:
             msgs = build(budget)
-            if self.client.fits(msgs):
+            estimate = await asyncio.to_thread(self.client.estimate, msgs, schema or answer, max_tokens)
+            if self.client.fits_estimate(estimate, max_tokens):
                 break
         else:
             raise PromptTooLong(f"{stage}: prompt does not fit the context window even with steps cut to {BUDGETS[-1]} characters")
         if budget is not None:
             self.notice(f"step contents were shortened to {budget} characters each (head and tail kept) to fit the context window")
         result = await self.client.ask(stage=stage, messages=msgs, answer=answer, schema=schema, validate=validate,
-                                       max_tokens=max_tokens, truncated=budget is not None)
+                                       max_tokens=max_tokens, truncated=budget is not None, estimate=estimate)
         self.calls.append(result.record)
         if result.value is None:
             raise InvalidAnswer(stage, result.record.error or "invalid answer")

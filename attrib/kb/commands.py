@@ -1,0 +1,92 @@
+"""``attrib kb ...``: build and query the retrieval knowledge base from the command line.
+
+``register(app)`` adds the ``kb`` sub-app to the main Typer application. Commands raise
+:class:`~attrib.errors.InputError` / :class:`~attrib.errors.ConfigError`; the main CLI
+turns those into one-line messages.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..errors import ConfigError
+from .entries import READERS
+
+kb_app = typer.Typer(
+    name="kb",
+    help="Knowledge base of solved GAIA / AssistantBench tasks used as CHIEF decomposition exemplars.",
+    no_args_is_help=True,
+)
+
+DirOption = Annotated[
+    Path | None,
+    typer.Option("--dir", help="Knowledge-base folder (default: $ATTRIB_CACHE_DIR/kb or the user cache dir)."),
+]
+
+
+def _excerpt(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
+
+
+@kb_app.command("build")
+def build_command(
+    gaia: Annotated[Path | None, typer.Option("--gaia", help="GAIA metadata JSONL (task_id, Question, Annotator Metadata.Steps).")] = None,
+    assistantbench: Annotated[Path | None, typer.Option("--assistantbench", help="AssistantBench JSONL (id, task, explanation).")] = None,
+    directory: DirOption = None,
+    force: Annotated[bool, typer.Option("--force", help="Rebuild even if the sources did not change.")] = False,
+) -> None:
+    """Embed the benchmark tasks and save the index (reused when the sources are unchanged)."""
+    from .store import build
+
+    if gaia is None and assistantbench is None:
+        raise ConfigError("attrib kb build needs --gaia FILE and/or --assistantbench FILE")
+    started = time.perf_counter()
+    kb = build(gaia, assistantbench, directory=directory, force=force)
+    seconds = time.perf_counter() - started
+    parts = ", ".join(f"{kb.sources[name].get('entries', '?')} {name}" for name in READERS if name in kb.sources)
+    action = "rebuilt" if kb.rebuilt else "reused (sources unchanged)"
+    console = Console()
+    console.print(f"knowledge base {action}: {len(kb)} entries ({parts}) in {seconds:.2f} s", soft_wrap=True)
+    console.print(f"saved in {kb.directory}", soft_wrap=True)
+
+
+@kb_app.command("search")
+def search_command(
+    text: Annotated[str, typer.Argument(help="Query text (e.g. a task question).")],
+    k: Annotated[int, typer.Option("-k", "--top", min=1, help="How many hits to show.")] = 5,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the hits as JSON instead of a table.")] = False,
+    directory: DirOption = None,
+) -> None:
+    """Show the knowledge-base entries most similar to TEXT."""
+    from .store import KnowledgeBase
+
+    kb = KnowledgeBase.default(directory)
+    hits = kb.search(text, k)
+    if as_json:
+        rows = [
+            {"score": round(h.score, 4), "source": h.entry.source, "id": h.entry.id, "question": h.entry.question}
+            for h in hits
+        ]
+        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    table = Table(title=f"top {len(hits)} of {len(kb)} entries")
+    table.add_column("score", justify="right")
+    table.add_column("source")
+    table.add_column("id", overflow="fold", max_width=14)
+    table.add_column("question", overflow="fold")
+    for hit in hits:
+        table.add_row(f"{hit.score:.3f}", hit.entry.source, hit.entry.id[:12], _excerpt(hit.entry.question, 110))
+    Console().print(table)
+
+
+def register(app: typer.Typer) -> None:
+    """Attach the ``kb`` command group to the main application."""
+    app.add_typer(kb_app, name="kb")
