@@ -87,8 +87,10 @@ class LLMClient:
         return preflight(_with_hint(messages, schema), room)
 
     def warm_up(self) -> None:
-        """Load the backend and the tokenizer now (imports, files), not inside the first timed call."""
-        self.backend
+        """Load the backend and the tokenizer now (imports, model files), not inside the first timed call."""
+        backend = self.backend
+        if hasattr(backend, "load"):
+            backend.load()
         count_message_tokens([{"role": "user", "content": "warm up"}])
 
     def fits_estimate(self, estimate: int | None, max_tokens: int | None = None) -> bool:

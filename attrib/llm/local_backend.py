@@ -77,6 +77,9 @@ class LocalBackend:
         return {"backend": self.name, "model": self.settings.model, "file": self.path.name,
                 "n_ctx": self.settings.context_window}
 
+    def load(self) -> Any:
+        return _load(self.path, self.settings.context_window, self.settings.seed)
+
     def _run(self, request: BackendRequest) -> BackendResponse:
         llm = _load(self.path, self.settings.context_window, request.seed)
         schema = integer_ranges_as_enums(request.schema)
