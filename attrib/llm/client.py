@@ -140,8 +140,8 @@ class LLMClient:
         record.seconds = round(time.perf_counter() - started, 3)
         if problems:
             record.valid, record.error, value = False, "; ".join(problems)[:500], None
-        if self.price is not None:
-            record.cost_usd = self.price.cost(record.input_tokens, record.output_tokens)
+        if self.price is not None:  # what this call paid: an answer from the cache costs nothing
+            record.cost_usd = 0.0 if cached_all else self.price.cost(record.input_tokens, record.output_tokens)
         return Answer(value=value, record=record, text=text)
 
     # -- cache + retries -----------------------------------------------------

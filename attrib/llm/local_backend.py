@@ -51,6 +51,24 @@ def _load(path: Path, n_ctx: int, seed: int) -> Any:
         return _models[key]
 
 
+LOCAL_MAX_STRING = 160
+LOCAL_MAX_ITEMS = 6
+
+
+def bounded(schema: Any) -> Any:
+    """Cap free-text lengths and list sizes, so a small model cannot ramble until ``max_tokens`` cuts its JSON."""
+    if isinstance(schema, dict):
+        out = {k: bounded(v) for k, v in schema.items()}
+        if out.get("type") == "string" and "enum" not in out:
+            out.setdefault("maxLength", LOCAL_MAX_STRING)
+        if out.get("type") == "array":
+            out["maxItems"] = min(out.get("maxItems", LOCAL_MAX_ITEMS), LOCAL_MAX_ITEMS)
+        return out
+    if isinstance(schema, list):
+        return [bounded(v) for v in schema]
+    return schema
+
+
 def integer_ranges_as_enums(schema: Any) -> Any:
     """llama.cpp grammars honour enums reliably; turn bounded integers into enums of their values."""
     if isinstance(schema, dict):
@@ -82,7 +100,7 @@ class LocalBackend:
 
     def _run(self, request: BackendRequest) -> BackendResponse:
         llm = _load(self.path, self.settings.context_window, request.seed)
-        schema = integer_ranges_as_enums(request.schema)
+        schema = bounded(integer_ranges_as_enums(request.schema))
         out = llm.create_chat_completion(
             messages=request.messages,
             response_format={"type": "json_object", "schema": schema},
