@@ -51,8 +51,8 @@ def _load(path: Path, n_ctx: int, seed: int) -> Any:
         return _models[key]
 
 
-LOCAL_MAX_STRING = 160
-LOCAL_MAX_ITEMS = 6
+LOCAL_MAX_STRING = 80
+LOCAL_MAX_ITEMS = 3
 
 
 def bounded(schema: Any) -> Any:
