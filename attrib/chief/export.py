@@ -177,7 +177,19 @@ def mermaid_text(text: str, limit: int = LABEL_CHARS) -> str:
     return "".join(f"#{ord(ch)};" if ch in _MERMAID_SPECIAL else ch for ch in flat(text, limit))
 
 
-def _plan(graph: CausalGraph, traj: Trajectory | None, steps: StepMode) -> tuple[list[Column], set[int]]:
+@dataclass
+class _Plan:
+    """What both text exporters draw: columns, shown steps, highlight sets and generated ids."""
+
+    cols: list[Column]
+    shown: set[int]
+    roots: set[tuple[str, str]]
+    cand_steps: set[int]
+    cand_agents: set[str]
+    col_id: dict[str, str]
+
+
+def _plan(graph: CausalGraph, traj: Trajectory | None, steps: StepMode) -> _Plan:
     cols = columns(graph, traj)
     placed = {i for c in cols for n in c.nodes for i in n.steps}
     if steps == "all":
@@ -186,7 +198,9 @@ def _plan(graph: CausalGraph, traj: Trajectory | None, steps: StepMode) -> tuple
         shown = key_steps(graph) & placed
     else:
         shown = set()
-    return cols, shown
+    return _Plan(cols=cols, shown=shown, roots=root_nodes(graph, cols), cand_steps=set(graph.candidate_steps),
+                 cand_agents={agent_key(a) for a in graph.candidate_agents},
+                 col_id={c.key: f"sub{i}" for i, c in enumerate(cols)})
 
 
 def to_mermaid(graph: CausalGraph, traj: Trajectory | None = None, *, steps: StepMode = "key") -> str:
@@ -197,11 +211,9 @@ def to_mermaid(graph: CausalGraph, traj: Trajectory | None = None, *, steps: Ste
     edges are dotted arrows labelled with the data. The root-cause agent node and step
     node get the ``root`` class, candidates the ``cand`` class.
     """
-    cols, shown = _plan(graph, traj, steps)
-    roots = root_nodes(graph, cols)
-    cand_steps = set(graph.candidate_steps)
-    cand_agents = {agent_key(a) for a in graph.candidate_agents}
-    col_id = {c.key: f"sub{i}" for i, c in enumerate(cols)}
+    plan = _plan(graph, traj, steps)
+    cols, shown, roots, cand_steps, cand_agents, col_id = (plan.cols, plan.shown, plan.roots, plan.cand_steps,
+                                                           plan.cand_agents, plan.col_id)
     node_id: dict[tuple[str, str], str] = {}
     lines = [f"%% CHIEF causal graph, case {mermaid_text(graph.case_id, 80)}", "flowchart LR",
              "  classDef agent fill:#ffffff,stroke:#4b5b7a,color:#1d2433",
@@ -262,11 +274,9 @@ def to_dot(graph: CausalGraph, traj: Trajectory | None = None, *, steps: StepMod
     Each cluster holds an invisible anchor node so subtask edges can join clusters
     (``compound=true`` with ``ltail``/``lhead``). Colours and ``steps`` match :func:`to_mermaid`.
     """
-    cols, shown = _plan(graph, traj, steps)
-    roots = root_nodes(graph, cols)
-    cand_steps = set(graph.candidate_steps)
-    cand_agents = {agent_key(a) for a in graph.candidate_agents}
-    col_id = {c.key: f"sub{i}" for i, c in enumerate(cols)}
+    plan = _plan(graph, traj, steps)
+    cols, shown, roots, cand_steps, cand_agents, col_id = (plan.cols, plan.shown, plan.roots, plan.cand_steps,
+                                                           plan.cand_agents, plan.col_id)
     node_id: dict[tuple[str, str], str] = {}
     lines = ["digraph chief {",
              (f'  graph [rankdir=LR, compound=true, fontname="Helvetica", fontsize=12, labelloc=t, '

@@ -12,6 +12,16 @@ from ..errors import InputError
 _UNSET = object()
 
 
+def existing_file(path: str | Path) -> Path:
+    """``path`` as a Path, or InputError when it is missing or a directory."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(p, "no such file")
+    if p.is_dir():
+        raise InputError(p, "is a directory, expected a log file")
+    return p
+
+
 @dataclass
 class Document:
     path: Path
@@ -21,11 +31,7 @@ class Document:
 
     @classmethod
     def open(cls, path: str | Path) -> "Document":
-        p = Path(path)
-        if not p.exists():
-            raise InputError(p, "no such file")
-        if p.is_dir():
-            raise InputError(p, "is a directory, expected a log file")
+        p = existing_file(path)
         try:
             raw = p.read_bytes()
         except OSError as exc:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from .document import Document
+from .document import Document, existing_file
 
 _RECORDS = "_attrib_records"
 _NONE = object()
@@ -64,11 +64,7 @@ def _jsonl(lines: Iterable[str]) -> list[Any] | None:
 
 def open_lean(path: str | Path) -> Document:
     """Open ``path`` keeping one copy of its content (see the module docstring)."""
-    p = Path(path)
-    if not p.exists():
-        raise InputError(p, "no such file")
-    if p.is_dir():
-        raise InputError(p, "is a directory, expected a log file")
+    p = existing_file(path)
     try:
         first = _first_char(p)
         if first not in ("{", "["):
