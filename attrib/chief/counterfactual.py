@@ -42,7 +42,7 @@ async def attribute(ctx: RunContext, graph: CausalGraph, budget_tokens: int) -> 
               f"Choose among the candidate steps ({', '.join(map(str, graph.candidate_steps))}) or an upstream step "
               f"that produced data they consumed ({', '.join(str(s) for s in allowed if s not in graph.candidate_steps) or 'none'}).")
     focus = None if every_step else set(allowed)
-    view = graph_text(graph, focus=focus, field_chars=120)
+    view = graph_text(graph, focus=focus, field_chars=90)
     keep = {s.id for s in graph.subtasks if focus is None or focus & set(s.steps)}
     orc = f"Virtual oracles of these subtasks:\n{oracles_text(graph, keep)}\n" if graph.oracles else ""
     shown = graph.candidate_steps if not every_step else list(range(ctx.traj.n_steps))

@@ -45,7 +45,7 @@ async def build_graph(ctx: RunContext) -> tuple[CausalGraph, str]:
     graph = CausalGraph(case_id=t.id, n_steps=t.n_steps, agents=t.agents,
                         step_agents={s.index: s.agent for s in t.steps})
     add_evidence(ctx, graph)
-    graph.exemplars, exemplar_texts, notice = exemplars_for(t, ctx.options.get("kb_dir"), chars=(600, 300))
+    graph.exemplars, exemplar_texts, notice = exemplars_for(t, ctx.options.get("kb_dir"), chars=(500, 300))
     if notice:
         ctx.notice(notice)
     outline_budget, _ = budgets(count_tokens(render_steps(t.steps)))

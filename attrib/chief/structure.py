@@ -26,7 +26,7 @@ from .otar import AgentNodeDraft, build_nodes, node_problems
 from .views import evidence_text
 
 MAX_STEP_EDGES = 10
-STEP_CHARS = 3000  # the graph call shows each step up to this many characters (head and tail kept)
+STEP_CHARS = 2500  # the graph call shows each step up to this many characters (head and tail kept)
 
 
 class GraphDraft(BaseModel):

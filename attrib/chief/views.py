@@ -16,7 +16,7 @@ from .evidence import render_literal_flows, render_loop_groups
 from .graph import CausalGraph
 
 _WS = re.compile(r"\s+")
-FIELD_CHARS = 120
+FIELD_CHARS = 100
 
 
 def _flat(text: str, limit: int) -> str:

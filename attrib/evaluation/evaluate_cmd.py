@@ -71,6 +71,9 @@ def evaluate(
     console = Console()
     for rep in reports:
         print_report(rep, console, random=summary.get("random_expected") if rep.method == "random" else None)
+        if rep.method == "random":
+            for subset, (agent, step) in (summary.get("random_expected_by_subset") or {}).items():
+                console.print(f"  closed form on {subset}: agent {agent:.2f}%, step {step:.2f}%", highlight=False)
     if tally.stopped:
         console.print(f"[yellow]stopped early: {tally.stopped}; finished cases are kept, re-run to resume[/]")
     console.print(f"run directory: {directory}  (cases.jsonl, summary.json)")
@@ -86,6 +89,8 @@ def write_summary(directory: Path, records: list[CaseRecord], stopped: str | Non
         "cases": len(records),
         "stopped": stopped,
         "random_expected": random_expected(trajs) if trajs else None,
+        "random_expected_by_subset": {s: random_expected(ts) for s in ("algorithm-generated", "hand-crafted")
+                                      if (ts := [t for t in trajs if t.subset == s])},
         "reports": [r.model_dump(mode="json") for r in reps],
         "usage": {
             "calls": sum(r.calls for r in records), "cached_calls": sum(r.cached_calls for r in records),

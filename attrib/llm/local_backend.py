@@ -53,6 +53,7 @@ def _load(path: Path, n_ctx: int, seed: int) -> Any:
 
 LOCAL_MAX_STRING = 80
 LOCAL_MAX_ITEMS = 3
+LOCAL_MAX_OUTPUT = 1536  # tokens; a 135M model writes ~20 tokens/s here, so longer answers only cost minutes
 
 
 def bounded(schema: Any) -> Any:
@@ -106,7 +107,7 @@ class LocalBackend:
             response_format={"type": "json_object", "schema": schema},
             temperature=request.temperature,
             seed=request.seed,
-            max_tokens=request.max_tokens,
+            max_tokens=min(request.max_tokens, LOCAL_MAX_OUTPUT),
         )
         usage = out.get("usage") or {}
         return BackendResponse(
