@@ -218,7 +218,7 @@ class _Server(ThreadingHTTPServer):
 
 
 class _Handler(BaseHTTPRequestHandler):
-    """HTTP/1.0 (one request per connection), so a stopped server keeps no live sockets."""
+    """HTTP/1.0 (one request per connection) by default, so a stopped server keeps no live sockets."""
 
     server: _Server
 
@@ -277,7 +277,9 @@ class MockServer:
     def __init__(self, responder: Responder | list[Any] | None = None, *, latency: float = 0.0,
                  fault_rate: float = 0.0, seed: int = 0, refuse_json_schema: bool = False,
                  refuse_json_object: bool = False, models: tuple[str, ...] = ("mock-model",),
-                 port: int = 0) -> None:
+                 port: int = 0, keep_alive: bool = False) -> None:
+        """``keep_alive``: speak HTTP/1.1 and keep connections open, as real endpoints do (for benchmarks)."""
+        self.keep_alive = keep_alive
         self.responder = responder if responder is not None else make_schema_responder(seed)
         self.latency, self.fault_rate, self.models, self.port = latency, fault_rate, models, port
         self.refuse_json_schema, self.refuse_json_object = refuse_json_schema, refuse_json_object
@@ -291,7 +293,8 @@ class MockServer:
         """Bind 127.0.0.1 (a free port unless ``port`` was given) and start serving."""
         if self._httpd is None:
             self._stopping.clear()
-            self._httpd = _Server(("127.0.0.1", self.port), _Handler)
+            handler = type("_KeepAliveHandler", (_Handler,), {"protocol_version": "HTTP/1.1"}) if self.keep_alive else _Handler
+            self._httpd = _Server(("127.0.0.1", self.port), handler)
             self._httpd.mock, self.port = self, self._httpd.server_address[1]
             self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,),
                                             name=f"attrib-mockserver-{self.port}", daemon=True)

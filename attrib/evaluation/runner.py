@@ -231,7 +231,9 @@ class Evaluator:
 
     async def run(self, jobs: list[Job]) -> Tally:
         appender = Appender(self.directory / "cases.jsonl")
-        sem = asyncio.Semaphore(max(1, self.config.concurrency))
+        # Twice as many cases as LLM calls in flight: while calls wait on the endpoint, the next cases
+        # already read their logs and build their prompts; the client's own limit caps the calls.
+        sem = asyncio.Semaphore(2 * max(1, self.config.concurrency))
         inflight = 0
 
         async def one(job: Job, model: str) -> None:

@@ -72,7 +72,10 @@ class OpenAIBackend:
         notes: list[str] = []
         while True:
             mode = MODES[self._mode]
-            kwargs: dict[str, Any] = dict(model=self.settings.model, messages=request.messages,
+            # The messages travel in ``extra_body``, which the SDK merges into the JSON body as is: the request
+            # sent is the same, but the SDK does not walk a prompt of up to ~300 KB with its TypedDict
+            # transformer on every call (about a tenth of the evaluate throughput on Who&When).
+            kwargs: dict[str, Any] = dict(model=self.settings.model, messages=[], extra_body={"messages": request.messages},
                                           temperature=request.temperature, seed=request.seed, max_tokens=request.max_tokens)
             fmt = self._format(mode, request)
             if fmt:

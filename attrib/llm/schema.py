@@ -10,6 +10,7 @@ answer format appended to every prompt, whichever response mode is used.
 from __future__ import annotations
 
 import copy
+from functools import lru_cache
 import json
 from typing import Any
 
@@ -28,8 +29,14 @@ def _strict(node: Any) -> Any:
     return node
 
 
+@lru_cache(maxsize=None)
+def _schema_json(model: type[BaseModel]) -> str:
+    return json.dumps(_strict(model.model_json_schema()))
+
+
 def schema_for(model: type[BaseModel]) -> dict[str, Any]:
-    return _strict(model.model_json_schema())
+    """The strict JSON Schema of ``model`` (a fresh copy: callers may narrow it)."""
+    return json.loads(_schema_json(model))
 
 
 def constrain(schema: dict[str, Any], **fields: dict[str, Any]) -> dict[str, Any]:
