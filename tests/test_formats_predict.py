@@ -1,0 +1,34 @@
+"""Every method runs on every supported format, and converting a log does not change the prediction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from attrib.api import predict
+from attrib.convert import dumps
+from attrib.methods import METHODS
+from attrib.mock_answers import make_realistic_responder
+from attrib.readers import load_log
+
+FORMATS = Path(__file__).parent / "data" / "formats"
+FILES = sorted(p.name for p in FORMATS.iterdir() if p.name != "package.json")
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_each_method_on_each_format_and_its_conversions(name, mock_server, make_llm, tmp_path):
+    original = load_log(FORMATS / name)
+    srv = mock_server(make_realistic_responder())
+    for target, suffix in (("who-and-when", ".json"), ("jsonl", ".jsonl")):
+        converted_path = tmp_path / target / f"{original.id}{suffix}"  # same case id: random is seeded by it
+        converted_path.parent.mkdir()
+        converted_path.write_text(dumps(original, target), encoding="utf-8")
+        converted = load_log(converted_path)
+        for method in METHODS:
+            a = predict(original, method, client=make_llm(srv, cache=False))
+            b = predict(converted, method, client=make_llm(srv, cache=False))
+            assert a.status in ("ok", "no_error_found"), (name, method, a.error)
+            if a.step is not None:
+                assert a.agent in original.agents and 0 <= a.step < original.n_steps
+            assert (a.status, a.agent, a.step) == (b.status, b.agent, b.step), (name, target, method)
