@@ -37,7 +37,7 @@ from ..trajectory import Trajectory
 from .common import StepBuilder, guarded, join_text, render_tool_call, safe_detect, scalar_id, text_of, tool_calls_of
 from .document import Document
 from .labels import build_trajectory
-from .source import find_list, records, split_header
+from .source import item_list
 
 NAME = "chat"
 
@@ -51,24 +51,17 @@ def is_message(item: Any) -> bool:
     return isinstance(item, dict) and isinstance(item.get("role"), str) and item["role"].lower() in ROLES
 
 
-def _messages(doc: Document) -> tuple[dict, list] | str:
-    """``(metadata, messages)`` or the reason the document holds no chat."""
-    value = records(doc)
-    if value is None:
-        return "not JSON or JSON Lines"
-    found = find_list(value, LIST_KEYS)
-    if found is None:
-        return "no message list (a list or 'messages')"
-    meta, items = found
-    header, items = split_header(items, is_message)
-    if not items:
-        return "empty message list"
+def _several_conversations(items: list) -> str | None:
     if len(items) > 1 and all(isinstance(x, dict) and isinstance(x.get("messages"), list) for x in items):
         return f"holds {len(items)} conversations (one log per file expected)"
-    for i, item in enumerate(items):
-        if not is_message(item):
-            return f"item {i} has no chat role (system/user/assistant/tool)"
-    return {**meta, **header}, items
+    return None
+
+
+def _messages(doc: Document) -> tuple[dict, list] | str:
+    """``(metadata, messages)`` or the reason the document holds no chat."""
+    return item_list(doc, LIST_KEYS, is_message, missing="no message list (a list or 'messages')",
+                     empty="empty message list", bad_item="item {i} has no chat role (system/user/assistant/tool)",
+                     extra_check=_several_conversations)
 
 
 def _multi_agent(items: list[dict]) -> bool:

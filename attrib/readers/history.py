@@ -41,7 +41,7 @@ from .common import (StepBuilder, first_key, guarded, join_text, render_tool_cal
                      text_of)
 from .document import Document
 from .labels import build_trajectory
-from .source import find_list, records, split_header
+from .source import item_list
 
 NAME = "history"
 
@@ -78,20 +78,8 @@ def is_step(item: Any) -> bool:
 
 
 def _items(doc: Document) -> tuple[dict, list[dict]] | str:
-    value = records(doc)
-    if value is None:
-        return "not JSON or JSON Lines"
-    found = find_list(value, LIST_KEYS)
-    if found is None:
-        return "no list of agent steps"
-    meta, items = found
-    header, items = split_header(items, is_step)
-    if not items:
-        return "empty list of steps"
-    for i, item in enumerate(items):
-        if not is_step(item):
-            return f"item {i} has no agent name ('name', 'agent', 'role', ...) with a content"
-    return {**meta, **header}, items
+    return item_list(doc, LIST_KEYS, is_step, missing="no list of agent steps", empty="empty list of steps",
+                     bad_item="item {i} has no agent name ('name', 'agent', 'role', ...) with a content")
 
 
 @safe_detect

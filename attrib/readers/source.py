@@ -138,3 +138,28 @@ def split_header(items: list, is_item: Callable[[Any], bool]) -> tuple[dict, lis
     ):
         return items[0], items[1:]
     return {}, items
+
+
+def item_list(doc: Document, keys: tuple[str, ...] | list[str], is_item: Callable[[Any], bool], *,
+              missing: str, empty: str, bad_item: str,
+              extra_check: Callable[[list], str | None] | None = None) -> tuple[dict, list] | str:
+    """``(metadata, items)`` of the document's list of steps/messages, or the reason there is none.
+
+    ``bad_item`` may hold ``{i}`` for the index of the first item ``is_item`` rejects.
+    """
+    value = records(doc)
+    if value is None:
+        return "not JSON or JSON Lines"
+    found = find_list(value, keys)
+    if found is None:
+        return missing
+    meta, items = found
+    header, items = split_header(items, is_item)
+    if not items:
+        return empty
+    if extra_check and (why := extra_check(items)):
+        return why
+    for i, item in enumerate(items):
+        if not is_item(item):
+            return bad_item.format(i=i)
+    return {**meta, **header}, items
