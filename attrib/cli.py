@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -70,8 +71,10 @@ def predict(
                                  timeout=timeout, max_retries=max_retries, seed=seed)
         if client.settings.is_demo and not json_out:
             err.print("[yellow]note: no model configured, using the embedded SmolLM2-135M demo model (it does not attribute well; use --model/--base-url)[/]")
-    att = asyncio.run(api.predict_async(traj, method, client=client, with_ground_truth=not no_ground_truth, seed=seed,
-                                        chief_modules=chief_modules, kb_dir=kb_dir))
+    with err.status(f"attributing {traj.id} ({traj.n_steps} steps) with {method}...", spinner="dots") if not json_out \
+            else contextlib.nullcontext():
+        att = asyncio.run(api.predict_async(traj, method, client=client, with_ground_truth=not no_ground_truth,
+                                            seed=seed, chief_modules=chief_modules, kb_dir=kb_dir))
     if report:
         from .chief.commands import write_report
 
