@@ -6,6 +6,8 @@ tests skip with a reason when they or the embedding model are missing.
 
 from __future__ import annotations
 
+from attrib.kb.entries import GAIA_META
+
 import json
 import shutil
 import time
@@ -76,7 +78,7 @@ def small_sources(tmp_path: Path) -> tuple[Path, Path]:
         ("g3", "Which composer wrote the opera about a barber in Seville?", "1. Search the opera.\n2. Read the composer."),
     ]
     gaia.write_text(
-        "".join(json.dumps({"task_id": i, "Question": q, "Annotator Metadata": {"Steps": s}}) + "\n" for i, q, s in rows)
+        "".join(json.dumps({"task_id": i, "Question": q, GAIA_META: {"Steps": s}}) + "\n" for i, q, s in rows)
     )
     ab.write_text(json.dumps({"id": "a1", "task": "Which cafes near the central station open before 6am?", "explanation": "Use a map and check hours."}) + "\n")
     return gaia, ab
@@ -114,7 +116,7 @@ def test_changed_source_triggers_rebuild(tmp_path: Path, small_sources: tuple[Pa
     assert first.rebuilt and len(first) == 4
     assert not build(gaia, ab, directory=folder).rebuilt
     with gaia.open("a") as handle:
-        handle.write(json.dumps({"task_id": "g4", "Question": "Name a river in Egypt.", "Annotator Metadata": {"Steps": "1. Look."}}) + "\n")
+        handle.write(json.dumps({"task_id": "g4", "Question": "Name a river in Egypt.", GAIA_META: {"Steps": "1. Look."}}) + "\n")
     second = build(gaia, ab, directory=folder)
     assert second.rebuilt and len(second) == 5
     assert second.manifest["sources"]["gaia"]["sha256"] == sha256_file(gaia)
@@ -184,11 +186,11 @@ def test_near_identical_question_with_other_id_is_excluded(tmp_path: Path) -> No
     gaia = tmp_path / "g.jsonl"
     question = "How many moons does the fourth planet from the sun have, according to NASA in 2023?"
     rows = [
-        {"task_id": "own", "Question": question, "Annotator Metadata": {"Steps": "1. Search."}},
-        {"task_id": "copy", "Question": question.upper() + "  ", "Annotator Metadata": {"Steps": "1. Search again."}},
-        {"task_id": "other1", "Question": "How many rings does the sixth planet have?", "Annotator Metadata": {"Steps": "1. Look."}},
-        {"task_id": "other2", "Question": "Which planet has the most moons?", "Annotator Metadata": {"Steps": "1. Compare."}},
-        {"task_id": "other3", "Question": "Who painted the ceiling of a famous chapel?", "Annotator Metadata": {"Steps": "1. Read."}},
+        {"task_id": "own", "Question": question, GAIA_META: {"Steps": "1. Search."}},
+        {"task_id": "copy", "Question": question.upper() + "  ", GAIA_META: {"Steps": "1. Search again."}},
+        {"task_id": "other1", "Question": "How many rings does the sixth planet have?", GAIA_META: {"Steps": "1. Look."}},
+        {"task_id": "other2", "Question": "Which planet has the most moons?", GAIA_META: {"Steps": "1. Compare."}},
+        {"task_id": "other3", "Question": "Who painted the ceiling of a famous chapel?", GAIA_META: {"Steps": "1. Read."}},
     ]
     gaia.write_text("".join(json.dumps(r) + "\n" for r in rows))
     kb = build(gaia, None, directory=tmp_path / "kb")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from attrib.kb.entries import GAIA_META
+
 import json
 from pathlib import Path
 
@@ -23,7 +25,7 @@ def write_jsonl(path: Path, rows: list[object]) -> Path:
 
 def gaia_row(task_id: str, question: str, steps: str | None = "1. Look it up.\n2. Count.") -> dict:
     meta = {} if steps is None else {"Steps": steps, "Tools": "browser"}
-    return {"task_id": task_id, "Question": question, "Level": 1, "Final answer": "x", "file_name": "", "Annotator Metadata": meta}
+    return {"task_id": task_id, "Question": question, "Level": 1, "Final answer": "x", "file_name": "", GAIA_META: meta}
 
 
 def test_gaia_entry_text_joins_question_and_steps(tmp_path: Path) -> None:
@@ -55,7 +57,7 @@ def test_assistantbench_entry_text_joins_task_and_explanation(tmp_path: Path) ->
         ([{"Question": "Q?"}], "line 1: missing field 'task_id'"),
         ([gaia_row("t1", "   ")], "line 1: field 'Question' is empty"),
         ([gaia_row("t1", "Q?"), gaia_row("t1", "Other?")], "line 2: duplicate id 't1' (first on line 1)"),
-        ([{**gaia_row("t1", "Q?"), "Annotator Metadata": "oops"}], "line 1: field 'Annotator Metadata' must be an object"),
+        ([{**gaia_row("t1", "Q?"), GAIA_META: "oops"}], f"line 1: field '{GAIA_META}' must be an object"),
         ([{**gaia_row("t1", "Q?"), "Question": {"x": 1}}], "line 1: field 'Question' must be a string, got dict"),
         ([""], "holds no GAIA rows"),
     ],

@@ -38,7 +38,7 @@ def _excerpt(text: str, limit: int) -> str:
 
 @kb_app.command("build")
 def build_command(
-    gaia: Annotated[Path | None, typer.Option("--gaia", help="GAIA metadata JSONL (task_id, Question, Annotator Metadata.Steps).")] = None,
+    gaia: Annotated[Path | None, typer.Option("--gaia", help="GAIA metadata JSONL (task_id, Question, the annotator's Steps).")] = None,
     assistantbench: Annotated[Path | None, typer.Option("--assistantbench", help="AssistantBench JSONL (id, task, explanation).")] = None,
     directory: DirOption = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if the sources did not change.")] = False,

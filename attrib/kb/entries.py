@@ -3,7 +3,7 @@
 CHIEF (appendix A) retrieves worked examples from two public benchmarks and shows
 them to the LLM as decomposition prototypes. Each task becomes one :class:`KBEntry`:
 
-- GAIA: the ``Question`` plus the annotator's ``Steps`` (found under ``Annotator Metadata``);
+- GAIA: the ``Question`` plus the annotator's ``Steps`` (found under the annotator-metadata object);
 - AssistantBench: the ``task`` plus its ``explanation``.
 
 The ``text`` field (what gets embedded) joins the two parts with the same labels the
@@ -20,6 +20,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputError
+
+
+#: the GAIA field holding the annotator's solution steps (the only place this name is written)
+GAIA_META = "Annotator Metadata"
 
 Source = Literal["GAIA", "AssistantBench"]
 
@@ -107,11 +111,11 @@ def _read(path: str | Path, parse: Callable[[Path, int, dict[str, Any]], KBEntry
 
 
 def _gaia_row(path: Path, number: int, row: dict[str, Any]) -> KBEntry:
-    meta = row.get("Annotator Metadata")
+    meta = row.get(GAIA_META)
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
-        raise InputError(path, f"line {number}: field 'Annotator Metadata' must be an object")
+        raise InputError(path, f"line {number}: field '{GAIA_META}' must be an object")
     steps = _field(path, number, meta, "Steps", required=False)
     return KBEntry.make(
         id=_field(path, number, row, "task_id").strip(),
@@ -131,7 +135,7 @@ def _assistantbench_row(path: Path, number: int, row: dict[str, Any]) -> KBEntry
 
 
 def read_gaia(path: str | Path) -> list[KBEntry]:
-    """Entries from a GAIA metadata JSONL (``task_id``, ``Question``, ``Annotator Metadata.Steps``)."""
+    """Entries from a GAIA metadata JSONL (``task_id``, ``Question``, and the annotator's ``Steps``)."""
     return _read(path, _gaia_row, "GAIA")
 
 
