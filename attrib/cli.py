@@ -61,7 +61,12 @@ def predict(
     kb_dir: Annotated[Optional[Path], typer.Option("--kb-dir", help="CHIEF knowledge base directory (default: the one `attrib kb build` saved).")] = None,
     report: Annotated[Optional[Path], typer.Option("--report", help="CHIEF only: write a self-contained HTML report of the graph and the verdicts.")] = None,
 ) -> None:
-    """Attribute one failed run: agent, step (0-based), reason, and the evidence and cost behind them."""
+    """Attribute one failed run: agent, step (0-based), reason, and the evidence and cost behind them.
+
+    Exit codes: 0 with an attribution (or status no_error_found), 1 when the answer stayed invalid or the
+    endpoint failed (the JSON still says why), 2 for unreadable input or configuration, 3 for LLM errors
+    outside an attribution.
+    """
     if report and method != "chief":
         raise ConfigError("--report needs --method chief (it draws CHIEF's causal graph)")
     traj = load_log(log, fmt)
