@@ -200,7 +200,6 @@ class Evaluator:
 
     def over_budget(self, inflight: int) -> str | None:
         t, c = self.tally, self.config
-        new = max(t.done - len(self.done_keys), 0)
         if c.budget_usd is not None and t.usd_known:
             per = (t.usd / t.done) if t.done else 0.0
             if t.usd + per * (inflight + 1) > c.budget_usd:
@@ -209,7 +208,6 @@ class Evaluator:
             per_t = (t.tokens / t.done) if t.done else 0
             if t.tokens + per_t * (inflight + 1) > c.budget_tokens:
                 return f"budget: {t.tokens:,} tokens spent, the next case could pass {c.budget_tokens:,}"
-        del new
         return None
 
     async def run_job(self, job: Job, model: str) -> CaseRecord:
@@ -236,6 +234,10 @@ class Evaluator:
         # already read their logs and build their prompts; the client's own limit caps the calls.
         sem = asyncio.Semaphore(2 * max(1, self.config.concurrency))
         inflight = 0
+        budgeted = self.config.budget_usd is not None or self.config.budget_tokens is not None
+        measured = asyncio.Event()  # with a budget, one case runs alone until a case's cost is known
+        if self.tally.done:
+            measured.set()
 
         async def one(job: Job, model: str) -> None:
             nonlocal inflight
@@ -243,6 +245,7 @@ class Evaluator:
                 rec = await self.run_job(job, model)
                 appender.write(rec)
                 self.tally.add(rec)
+                measured.set()
                 if self.on_record:
                     self.on_record(rec, self.tally)
             finally:
@@ -255,6 +258,8 @@ class Evaluator:
                 model = self.model_name(job)
                 if job.key(model) in self.done_keys:
                     continue
+                if budgeted and inflight and not measured.is_set():
+                    await measured.wait()
                 await sem.acquire()
                 reason = self.over_budget(inflight)
                 if reason:
