@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from attrib.api import make_client, predict
+from attrib.api import predict
 from attrib.errors import ConfigError
 from attrib.llm.config import load_config, resolve
 from attrib.mock_answers import make_realistic_responder

@@ -10,10 +10,7 @@ from attrib.kb.entries import GAIA_META
 
 import json
 import shutil
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -30,22 +27,9 @@ from attrib.kb import (
 from attrib.kb.embed import MODEL_NAME, embed, is_available
 from attrib.kb.retrieve import CUT_MARKER, SAME_TASK_COSINE, same_question
 from attrib.kb.store import sha256_file
-from attrib.trajectory import Trajectory
 
 ROOT = Path(__file__).resolve().parents[1]
 
-
-def best_time(fn: Callable[[], Any], budget: float, tries: int = 3) -> tuple[Any, float]:
-    """Run ``fn``; when it exceeds ``budget``, retry and keep the fastest time (CI noise)."""
-    best = float("inf")
-    result = None
-    for _ in range(tries):
-        started = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - started)
-        if best < budget:
-            break
-    return result, best
 
 SHARED = ROOT.parent / "shared"
 GAIA = SHARED / "kb" / "gaia_2023_validation_metadata.jsonl"
@@ -101,9 +85,8 @@ def test_build_from_shared_kb_and_manifest(kb: KnowledgeBase) -> None:
 
 @needs_sources
 def test_second_build_reuses_and_load_round_trips(kb: KnowledgeBase) -> None:
-    started = time.perf_counter()
     again = build(GAIA, ASSISTANTBENCH, directory=kb.directory)
-    assert not again.rebuilt and time.perf_counter() - started < 5
+    assert not again.rebuilt
     loaded = load(kb.directory)
     assert loaded is not None and [e.id for e in loaded.entries] == [e.id for e in kb.entries]
     assert np.allclose(loaded.question_vectors, kb.question_vectors)
@@ -230,25 +213,16 @@ def test_format_exemplars_is_compact_and_capped(kb: KnowledgeBase) -> None:
 @needs_sources
 @pytest.mark.skipif(not WHO_AND_WHEN.is_dir(), reason=f"Who&When logs not found at {WHO_AND_WHEN}")
 def test_no_case_ever_retrieves_its_own_task(kb: KnowledgeBase) -> None:
-    from attrib.chief.evidence import literal_flows, loop_groups
     from attrib.readers import iter_log_paths, load_log
 
     cases = [load_log(p) for p in iter_log_paths([WHO_AND_WHEN])]
     assert len(cases) == 184
     question_vecs = embed([c.question for c in cases])
-    slowest = 0.0
     for case, qvec in zip(cases, question_vecs):
         assert case.question_id and kb.get(case.question_id) is not None, f"{case.path}: task not in the knowledge base"
         own = kb.get(case.question_id)
 
-        def run(case: Trajectory = case) -> list:
-            hits = retrieve_exemplars(kb, case.question, case.question_id, k=2)
-            loop_groups(case)
-            literal_flows(case)
-            return hits
-
-        hits, seconds = best_time(run, budget=2.0)
-        slowest = max(slowest, seconds)
+        hits = retrieve_exemplars(kb, case.question, case.question_id, k=2)
         assert len(hits) == 2, case.path
         for hit in hits:
             entry = hit.entry
@@ -257,7 +231,6 @@ def test_no_case_ever_retrieves_its_own_task(kb: KnowledgeBase) -> None:
             assert float(kb.question_vectors[pos] @ qvec) < SAME_TASK_COSINE, f"{case.path}: near-identical question {entry.id}"
             assert not same_question(entry.question, case.question), f"{case.path}: same question text {entry.id}"
             assert not same_question(entry.question, own.question), f"{case.path}: same as the own task's text"
-    assert slowest < 2.0, f"slowest case took {slowest:.2f} s (best of 3) for retrieval + evidence"
 
 
 # ----------------------------------------------------------------------------- CLI

@@ -252,7 +252,7 @@ def test_latency_requests_overlap() -> None:
             outs = list(pool.map(lambda _: chat(c).choices[0].message.content, range(8)))
         elapsed = time.monotonic() - t0
         assert outs == ["x"] * 8 and srv.count == 8
-        assert 0.2 <= elapsed < 0.6
+        assert 0.2 <= elapsed < 1.2  # serialized, eight 0.2 s answers would take 1.6 s
 
 
 def test_fault_rate_is_seeded() -> None:

@@ -20,7 +20,6 @@ mean and sample standard deviation of the per-run accuracies are reported alongs
 from __future__ import annotations
 
 import math
-import random
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
