@@ -108,6 +108,7 @@ class LocalBackend:
             temperature=request.temperature,
             seed=request.seed,
             max_tokens=min(request.max_tokens, LOCAL_MAX_OUTPUT),
+            repeat_penalty=1.3,  # small models otherwise loop on one word inside free-text fields
         )
         usage = out.get("usage") or {}
         return BackendResponse(
