@@ -22,8 +22,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..errors import InputError
 
 
-#: the GAIA field holding the annotator's solution steps (the only place this name is written)
-GAIA_META = "Annotator Metadata"
+#: the GAIA object holding the annotator's solution steps, matched ignoring case, spaces and underscores
+#: (GAIA writes it title-cased with a space; snake_case exports are accepted too)
+GAIA_META = "annotator_metadata"
+
+
+def _key_like(row: dict[str, Any], name: str) -> str | None:
+    """The key of ``row`` equal to ``name`` once both are casefolded and stripped of spaces and underscores."""
+    wanted = name.replace("_", "").replace(" ", "").casefold()
+    return next((k for k in row if isinstance(k, str) and k.replace("_", "").replace(" ", "").casefold() == wanted), None)
 
 Source = Literal["GAIA", "AssistantBench"]
 
@@ -111,11 +118,12 @@ def _read(path: str | Path, parse: Callable[[Path, int, dict[str, Any]], KBEntry
 
 
 def _gaia_row(path: Path, number: int, row: dict[str, Any]) -> KBEntry:
-    meta = row.get(GAIA_META)
+    key = _key_like(row, GAIA_META)
+    meta = row.get(key) if key else None
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
-        raise InputError(path, f"line {number}: field '{GAIA_META}' must be an object")
+        raise InputError(path, f"line {number}: field '{key}' must be an object")
     steps = _field(path, number, meta, "Steps", required=False)
     return KBEntry.make(
         id=_field(path, number, row, "task_id").strip(),
