@@ -21,6 +21,9 @@ class Step(BaseModel):
     source_id: str | None = Field(default=None, description="the source's own id for this step (index, message id, span id)")
     role: str | None = Field(default=None, description="chat role when the source has one (user/assistant/tool)")
     parent_id: str | None = Field(default=None, description="parent span / call id when the source nests steps")
+    observation_ids: list[str] = Field(
+        default_factory=list,
+        description="source ids of tool results / environment output folded into this step (not steps themselves)")
 
 
 class GoldLabel(BaseModel):

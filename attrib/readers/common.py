@@ -44,6 +44,26 @@ class StepBuilder:
         self.steps.append(step)
         return step
 
+    def observe(self, text: str, source_id: str | None, name: str | None = None) -> Step | None:
+        """Fold a tool result / environment output into the latest step (the one that acted).
+
+        The rule every reader follows: the environment is not an agent. Its output is shown
+        inside the step whose action produced it, as ``[tool result NAME] TEXT``, and its
+        source id is kept in ``Step.observation_ids`` (a label pointing at it is not an agent
+        step). Returns the updated step, or None when no step precedes the output.
+        """
+        if not self.steps:
+            return None
+        last = self.steps[-1]
+        head = f"[tool result {name}]" if name else "[tool result]"
+        content, cut = shorten_content(join_text(last.content, f"{head} {text.strip()}".rstrip()), self.limit)
+        if cut and last.index not in self.truncated:
+            self.truncated.append(last.index)
+        ids = [*last.observation_ids, source_id] if source_id is not None else last.observation_ids
+        step = last.model_copy(update={"content": content, "observation_ids": ids})
+        self.steps[-1] = step
+        return step
+
 
 def text_of(value: Any) -> str:
     """Text of a content value: a string, ``None``, a list of parts, or any JSON value."""

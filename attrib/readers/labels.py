@@ -129,6 +129,10 @@ def resolve_step(value: Any, steps: list[Step], aliases: dict[str, int] | None =
     for step in steps:
         if step.source_id is not None and norm_id(step.source_id) == key:
             return step.index
+    for step in steps:
+        if any(norm_id(o) == key for o in step.observation_ids):
+            raise InputError(None, f"labelled step {wanted!r} is a tool result folded into step {step.index}, "
+                                   "not an agent step")
     if aliases and key in aliases:
         return aliases[key]
     try:
@@ -147,7 +151,10 @@ def find_gold(meta: dict, steps: list[Step], path: str | Path | None,
     agent, step, reason = found
     if step is None:  # an agent-only label cannot be scored by step; build_trajectory keeps it in metadata
         return None
-    index = resolve_step(step, steps, aliases)
+    try:
+        index = resolve_step(step, steps, aliases)
+    except InputError as exc:
+        raise InputError(path, exc.problem) from None
     if index is None:
         raise InputError(path, f"labelled step {step!r} is not a step of this log (steps 0-{len(steps) - 1}, or a source id)")
     if agent is None:
