@@ -10,7 +10,9 @@ import pytest
 from attrib.mockserver import MockServer
 
 REPO = Path(__file__).resolve().parents[1]
-WHO_AND_WHEN = REPO.parent / "shared" / "datasets" / "who_and_when"
+# A vendored subset of Who&When (MIT, LICENSE beside it): the suite never needs ../shared.
+# The full benchmark in ../shared/datasets/who_and_when is for scripts/ benchmarks.
+WHO_AND_WHEN = REPO / "tests" / "data" / "who_and_when"
 API_KEY = "sk-test-SECRET-key-123456"
 
 
@@ -23,23 +25,16 @@ def _isolated_env(tmp_path_factory, monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
-def _subset(name: str) -> Path:
-    folder = WHO_AND_WHEN / name
-    if not folder.is_dir():
-        pytest.skip(f"Who&When data not found at {folder}")
-    return folder
-
-
 @pytest.fixture(scope="session")
 def alg_dir() -> Path:
-    """../shared/datasets/who_and_when/algorithm-generated (skips when absent)."""
-    return _subset("algorithm-generated")
+    """tests/data/who_and_when/algorithm-generated: 12 vendored logs (1, 3, 12 and the ten shortest)."""
+    return WHO_AND_WHEN / "algorithm-generated"
 
 
 @pytest.fixture(scope="session")
 def hand_dir() -> Path:
-    """../shared/datasets/who_and_when/hand-crafted (skips when absent)."""
-    return _subset("hand-crafted")
+    """tests/data/who_and_when/hand-crafted: 7 vendored logs (1, 5, 6, 11, 24, 48, 49 with a 24k-character step)."""
+    return WHO_AND_WHEN / "hand-crafted"
 
 
 @pytest.fixture
@@ -76,3 +71,28 @@ def make_llm():
         return client
 
     return build
+
+
+def _child_processes() -> list[str]:
+    """Live (non-zombie) child processes of this test run, as 'pid command' strings (Linux /proc)."""
+    me, found = str(os.getpid()), []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if fields[1] == me and fields[0] != "Z":
+                command = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                found.append(f"{stat.parent.name} {command[:120]}")
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _nothing_outlives_the_suite():
+    """At the end of the run, no process a test started and no mock server thread may still be running."""
+    yield
+    import threading
+
+    servers = [t.name for t in threading.enumerate() if t.name.startswith("attrib-mockserver")]
+    children = _child_processes() if Path("/proc").is_dir() else []
+    assert not servers and not children, f"left running: threads {servers}, processes {children}"

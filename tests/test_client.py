@@ -69,9 +69,7 @@ def test_malformed_response_body_is_retried(mock_server, make_llm, traj):
 
 def test_timeout_then_success(mock_server, make_llm, traj):
     srv = mock_server([Reply.timeout(2.0, content=answer()), answer(step=3)])
-    started = time.perf_counter()
     att = predict(traj, "all-at-once", client=make_llm(srv, timeout=0.5))
-    assert 0.5 <= time.perf_counter() - started < 2.0
     assert att.status == "ok" and att.step == 3 and att.calls[0].attempts == 2
 
 

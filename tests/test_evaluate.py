@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from attrib.evaluation.records import read_jsonl
@@ -31,7 +32,9 @@ def test_sigkill_mid_run_then_resume_loses_nothing_and_pays_nothing_twice(alg_di
     srv = mock_server(make_realistic_responder(), latency=0.3)
     logs = tmp_path / "logs"
     logs.mkdir()
-    for i in range(1, 21):
+    names = sorted(int(p.stem) for p in alg_dir.glob("*.json"))
+    n = len(names)
+    for i in names:
         (logs / f"{i}.json").write_bytes((alg_dir / f"{i}.json").read_bytes())
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "attrib.cli", "evaluate", str(logs), "--method", "all-at-once", "--model", "m",
@@ -39,25 +42,29 @@ def test_sigkill_mid_run_then_resume_loses_nothing_and_pays_nothing_twice(alg_di
     env = {**os.environ, "ATTRIB_API_KEY": "sk-test"}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     cases = out / "cases.jsonl"
-    deadline = time.time() + 60
-    while time.time() < deadline and (not cases.exists() or len(cases.read_text().splitlines()) < 6):
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    time.sleep(0.6)  # let the server finish reading requests the killed process had already sent
+    try:
+        # a poll, not a timing assertion: the deadline only bounds a hung run
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline and (not cases.exists() or len(cases.read_text().splitlines()) < 4):
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
     before = len(_lines(cases))
-    assert 6 <= before < 20
+    assert 4 <= before < n
     sent_before = srv.count
-    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
     records = read_jsonl(cases)
-    assert sorted(int(r.case_id) for r in records) == list(range(1, 21))  # exactly one line per case
+    assert sorted(int(r.case_id) for r in records) == names  # exactly one line per case
     # every request was answered once; only calls in flight at the kill (at most --concurrency) went out twice
     bodies = [json.dumps(r.body["messages"], sort_keys=True) for r in srv.requests]
     assert len(bodies) - len(set(bodies)) <= 2
-    assert srv.count - sent_before <= 20 - before + 2
+    # a killed call may reach the server after the snapshot (+2) and is sent again on resume (+2)
+    assert srv.count - sent_before <= n - before + 4
     resumed = [r for r in records[before:]]
     assert all(r.status == "ok" for r in records)
-    assert sum(r.cached_calls for r in resumed) == sum(r.calls for r in resumed) - (srv.count - sent_before)
+    paid_on_resume = sum(r.calls for r in resumed) - sum(r.cached_calls for r in resumed)
+    assert srv.count - sent_before - 2 <= paid_on_resume <= srv.count - sent_before
 
 
 def test_bad_file_is_recorded_and_batch_goes_on(alg_dir, mock_server, tmp_path):
@@ -86,14 +93,14 @@ def test_budget_stops_cleanly_and_keeps_finished_cases(alg_dir, mock_server, tmp
                                       "--out", str(tmp_path / "run")], env={"ATTRIB_API_KEY": "k"})
     assert res.exit_code == 0, res.output
     recs = read_jsonl(tmp_path / "run" / "cases.jsonl")
-    assert 0 < len(recs) < 126
+    assert 0 < len(recs) < 12
     assert sum(r.cost_usd for r in recs) <= 0.003
     assert "stopped early: budget" in res.stdout
 
 
 def test_random_over_the_benchmark_matches_its_closed_form(alg_dir, tmp_path):
     data = alg_dir.parent
-    res = CliRunner().invoke(_cli(), ["evaluate", str(data), "--method", "random", "--runs", "20",
+    res = CliRunner().invoke(_cli(), ["evaluate", str(data), "--method", "random", "--runs", "200",
                                       "--out", str(tmp_path / "run"), "--json"])
     assert res.exit_code == 0, res.output
     from attrib.evaluation.scoring import random_expected
@@ -104,6 +111,64 @@ def test_random_over_the_benchmark_matches_its_closed_form(alg_dir, tmp_path):
         trajs = [load_log(p) for p in iter_log_paths([data / subset])]
         agent, step = random_expected(trajs)
         got = report["subsets"][subset]
-        assert abs(got["agent"]["acc"] - agent) <= 2 and abs(got["step"]["acc"] - step) <= 2
-    agent, step = random_expected([load_log(p) for p in iter_log_paths([data / "algorithm-generated"])])
-    assert (round(agent, 2), round(step, 2)) == (29.10, 12.00)
+        assert abs(got["agent"]["acc"] - agent) <= 3 and abs(got["step"]["acc"] - step) <= 3  # >= 2.5 sd at 200 runs
+        # the closed form is the mean over cases of 1/agents and 1/steps
+        assert agent == pytest.approx(100 * sum(1 / len(t.agents) for t in trajs) / len(trajs))
+        assert step == pytest.approx(100 * sum(1 / t.n_steps for t in trajs) / len(trajs))
+
+
+def test_deep_nesting_and_a_crashing_method_do_not_stop_the_batch(alg_dir, mock_server, tmp_path, monkeypatch):
+    """A hostile file and an unexpected exception inside a method are recorded; every other case finishes."""
+    import attrib.methods.all_at_once as aao
+
+    srv = mock_server(make_realistic_responder())
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for name in ("1", "3", "12", "19"):
+        (logs / f"{name}.json").write_bytes((alg_dir / f"{name}.json").read_bytes())
+    (logs / "2.json").write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    original = aao.run
+
+    async def sometimes_broken(ctx):
+        if ctx.traj.id == "12":
+            raise KeyError("a bug inside the method")
+        return await original(ctx)
+
+    monkeypatch.setattr(aao, "run", sometimes_broken)
+    res = CliRunner().invoke(_cli(), ["evaluate", str(logs), "--method", "all-at-once", "--model", "m",
+                                      "--base-url", srv.url, "--quiet", "--out", str(tmp_path / "run"), "--json"],
+                             env={"ATTRIB_API_KEY": "k"})
+    assert res.exit_code == 0, res.output
+    recs = {r.case_id: r for r in read_jsonl(tmp_path / "run" / "cases.jsonl")}
+    assert set(recs) == {"1", "2", "3", "12", "19"}
+    assert (recs["2"].status, recs["2"].error_kind) == ("error", "input") and "nested deeper" in recs["2"].error
+    assert (recs["12"].status, recs["12"].error_kind) == ("error", "internal")
+    assert recs["12"].error.startswith("internal error: KeyError") and recs["12"].agent_correct is False
+    assert all(recs[c].status == "ok" for c in ("1", "3", "19"))
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["cases"] == 5 and summary["reports"][0]["overall"]["failed"] == 2
+
+
+def test_ctrl_c_still_writes_the_summary(alg_dir, mock_server, tmp_path, monkeypatch):
+    import attrib.methods.all_at_once as aao
+
+    srv = mock_server(make_realistic_responder())
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for name in ("1", "3", "12"):
+        (logs / f"{name}.json").write_bytes((alg_dir / f"{name}.json").read_bytes())
+    original = aao.run
+
+    async def interrupted_at_12(ctx):
+        if ctx.traj.id == "12":
+            raise KeyboardInterrupt
+        return await original(ctx)
+
+    monkeypatch.setattr(aao, "run", interrupted_at_12)
+    res = CliRunner().invoke(_cli(), ["evaluate", str(logs), "--method", "all-at-once", "--model", "m",
+                                      "--base-url", srv.url, "--quiet", "--concurrency", "1",
+                                      "--out", str(tmp_path / "run")], env={"ATTRIB_API_KEY": "k"})
+    assert res.exit_code == 130, res.output
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["stopped"] == "interrupted"
+    assert summary["cases"] == len(read_jsonl(tmp_path / "run" / "cases.jsonl")) >= 1

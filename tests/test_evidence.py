@@ -20,7 +20,7 @@ from attrib.chief.evidence import (
 from attrib.trajectory import Step, Trajectory
 
 ROOT = Path(__file__).resolve().parents[1]
-WHO_AND_WHEN = ROOT.parent / "shared" / "datasets" / "who_and_when"
+WHO_AND_WHEN = ROOT / "tests" / "data" / "who_and_when"
 
 
 def make_traj(rows: list[tuple[str, str]], question: str = "How many widgets were sold in the northern region?") -> Trajectory:
@@ -185,13 +185,12 @@ def test_flows_cap_and_render() -> None:
 # ----------------------------------------------------------------------------- Who&When smoke run
 
 
-@pytest.mark.skipif(not WHO_AND_WHEN.is_dir(), reason=f"Who&When logs not found at {WHO_AND_WHEN}")
 def test_smoke_all_who_and_when() -> None:
-    """Evidence over every Who&When log is well formed (its speed is measured by scripts/bench_kb.py)."""
+    """Evidence over every vendored Who&When log is well formed (its speed is measured by scripts/bench_kb.py)."""
     from attrib.readers import iter_log_paths, load_log
 
     paths = list(iter_log_paths([WHO_AND_WHEN]))
-    assert len(paths) == 184
+    assert len(paths) == 19
     for path in paths:
         traj = load_log(path)
         groups = loop_groups(traj)

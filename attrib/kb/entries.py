@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .. import jsonsafe
 from ..errors import InputError
 
 
@@ -77,7 +78,7 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = jsonsafe.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(path, f"line {number}: not JSON ({exc.msg} at column {exc.colno})") from None
         if not isinstance(row, dict):

@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from .. import jsonsafe
+
 T = TypeVar("T", bound=BaseModel)
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
@@ -56,7 +58,7 @@ def extract_json(text: str) -> Any | None:
         candidates.append(obj)
     for c in candidates:
         try:
-            return json.loads(c)
+            return jsonsafe.loads(c)
         except (json.JSONDecodeError, ValueError):
             continue
     return None

@@ -13,7 +13,7 @@ from .. import prompts
 from ..attribution import CallRecord, Candidate, Status
 from ..errors import LLMError
 from ..llm.client import LLMClient, PromptTooLong
-from ..render import BUDGETS, agents_line
+from ..render import BUDGETS, agents_line, neutralize
 from ..trajectory import Trajectory
 
 T = TypeVar("T", bound=BaseModel)
@@ -56,10 +56,10 @@ class RunContext:
         """Values of the shared ``task`` block: question, ground truth (or its absence), agents, size."""
         t = self.traj
         if self.with_ground_truth and t.ground_truth:
-            gt = f"The correct final answer is: {t.ground_truth}\nThe team did not reach it."
+            gt = f"The correct final answer is: {neutralize(t.ground_truth)}\nThe team did not reach it."
         else:
             gt = "The correct final answer is not given; judge the steps on their own merits."
-        return dict(question=t.question or "(no task text in the log)", ground_truth=gt,
+        return dict(question=neutralize(t.question) if t.question else "(no task text in the log)", ground_truth=gt,
                     agents=agents_line(t), n_steps=t.n_steps, last_step=t.n_steps - 1)
 
     def messages(self, template: str, **values: Any) -> list[dict[str, str]]:

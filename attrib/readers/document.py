@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import jsonsafe
 from ..errors import InputError
 
 _UNSET = object()
@@ -49,10 +50,12 @@ class Document:
         """The parsed JSON value; raises InputError when the file is not JSON."""
         if self._json is _UNSET:
             try:
-                self._json = json.loads(self.text)
+                self._json = jsonsafe.loads(self.text)
+            except jsonsafe.TooDeep as exc:
+                raise InputError(self.path, exc.problem) from None
             except json.JSONDecodeError as exc:
                 self._json = None
-                self._json_error = f"not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+                self._json_error = jsonsafe.problem(exc)
         if self._json_error:
             raise InputError(self.path, self._json_error)
         return self._json

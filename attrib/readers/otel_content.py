@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import jsonsafe
 from .common import arguments_text, first_key, join_text, render_tool_call, text_of, tool_calls_of
 
 AGENT_OPS = {"invoke_agent", "create_agent", "agent"}
@@ -60,7 +61,7 @@ def parse_json_text(value: Any) -> Any:
     """A JSON value held in a string attribute, parsed; other values unchanged."""
     if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
         try:
-            return json.loads(value)
+            return jsonsafe.loads(value)
         except json.JSONDecodeError:
             return value
     return value

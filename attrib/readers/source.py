@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .. import jsonsafe
 from ..errors import InputError
 from .document import Document, existing_file
 
@@ -36,7 +37,10 @@ def records(doc: Document) -> Any | None:
     if doc.is_json:
         value = doc.json
     else:
-        value = _jsonl(doc.text.splitlines())
+        try:
+            value = _jsonl(doc.text.splitlines())
+        except jsonsafe.TooDeep as exc:
+            raise InputError(doc.path, exc.problem) from None
     doc.__dict__[_RECORDS] = value
     return value
 
@@ -56,7 +60,9 @@ def _jsonl(lines: Iterable[str]) -> list[Any] | None:
         if line[0] not in "{[":
             return None
         try:
-            out.append(json.loads(line))
+            out.append(jsonsafe.loads(line))
+        except jsonsafe.TooDeep:
+            raise
         except json.JSONDecodeError:
             return None
     return out or None
@@ -71,13 +77,17 @@ def open_lean(path: str | Path) -> Document:
             return Document.open(p)
         with p.open(encoding="utf-8-sig") as fh:
             try:
-                value = json.load(fh)
+                value = jsonsafe.load(fh)
+            except jsonsafe.TooDeep as exc:
+                raise InputError(p, exc.problem) from None
             except json.JSONDecodeError:
                 value = _NONE
         if value is not _NONE:
             return Document(path=p, text="", _json=value)
         with p.open(encoding="utf-8-sig") as fh:
             lines = _jsonl(fh)
+    except jsonsafe.TooDeep as exc:
+        raise InputError(p, exc.problem) from None
     except UnicodeDecodeError as exc:
         raise InputError(p, f"not UTF-8 (bad byte at offset {exc.start})") from None
     except OSError as exc:
