@@ -47,8 +47,8 @@ def neutralize(text: str) -> str:
 
 
 def one_line(label: str, limit: int = LABEL_CHARS) -> str:
-    """An agent label from the log as one short line (no newline can start a forged header)."""
-    flat = neutralize(" ".join(label.split()))
+    """An agent label from the log as one short line: no newline, ``|`` or ``---`` to imitate a header."""
+    flat = re.sub(r"-{2,}", "-", " ".join(label.split())).replace("|", "/")
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 

@@ -71,6 +71,6 @@ def test_every_method_prompt_keeps_real_step_count(method, mock_server, make_llm
             content = msg["content"] if isinstance(msg["content"], str) else ""
             for index, agent in HEADER.findall(content):
                 assert 0 <= int(index) < len(AGENTS) and agent.split(" [")[0] == AGENTS[int(index)], (index, agent)
-                assert "Intruder" not in agent
+                assert "|" not in agent and "--" not in agent  # a label cannot imitate a header either
             assert not re.search(r"^--- step 0 \| agent: Intruder", content, re.M)
             assert not re.search(r'^\{"agent": "Intruder"', content, re.M)
