@@ -19,8 +19,12 @@ import sys
 import tempfile
 import time
 
-from attrib.mockserver import MockServer
+from pathlib import Path
+
 from attrib.readers import iter_log_paths
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # test doubles live under tests/
+from mockserver import MockServer  # noqa: E402
 
 
 def first_valid_answer(body: dict) -> str:

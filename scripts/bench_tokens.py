@@ -1,7 +1,7 @@
 """Calls, input/output tokens and seconds per case, per method and subset, against a local mock endpoint.
 
-The endpoint (attrib.mockserver) answers every prompt with a valid answer of realistic
-length (attrib.mock_answers), so the numbers measure what attrib sends, not model quality.
+The endpoint (tests/mockserver.py) answers every prompt with a valid answer of realistic
+length (tests/mock_answers.py), so the numbers measure what attrib sends, not model quality.
 Usage:  python scripts/bench_tokens.py [--data ../shared/datasets/who_and_when] [--limit N]
         [--methods all-at-once,step-by-step,binary-search,hybrid,chief] [--kb-dir DIR]
 """
@@ -19,9 +19,11 @@ from pathlib import Path
 
 from attrib import load_log
 from attrib.api import make_client, predict_async
-from attrib.mock_answers import make_realistic_responder
-from attrib.mockserver import MockServer
 from attrib.readers import iter_log_paths
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # test doubles live under tests/
+from mock_answers import make_realistic_responder  # noqa: E402
+from mockserver import MockServer  # noqa: E402
 
 SUBSETS = ("algorithm-generated", "hand-crafted")
 

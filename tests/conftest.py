@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from attrib.mockserver import MockServer
+from mockserver import MockServer
 
 REPO = Path(__file__).resolve().parents[1]
 # A vendored subset of Who&When (MIT, LICENSE beside it): the suite never needs ../shared.

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 import attrib.cli as cli
 from attrib.attribution import SCHEMA_VERSION
-from attrib.mockserver import Reply
+from mockserver import Reply
 from conftest import API_KEY
 
 try:

@@ -16,7 +16,7 @@ import pytest
 from attrib.api import predict, predict_async
 from attrib.errors import LLMError
 from attrib.methods.answers import AgentStepAnswer, agent_step_validator
-from attrib.mockserver import Reply
+from mockserver import Reply
 from attrib.readers import iter_log_paths, load_log
 from conftest import API_KEY
 
@@ -218,7 +218,7 @@ def test_one_client_reused_across_event_loops(mock_server, make_llm, alg_dir):
 
 def test_one_client_reused_across_event_loops_keep_alive(mock_server, make_llm, traj, monkeypatch):
     """With HTTP keep-alive (every real endpoint), a pooled connection must not outlive its event loop."""
-    import attrib.mockserver as ms
+    import mockserver as ms
 
     monkeypatch.setattr(ms._Handler, "protocol_version", "HTTP/1.1")
     srv = mock_server(answer())

@@ -7,7 +7,7 @@ import pytest
 from attrib.api import predict
 from attrib.errors import ConfigError
 from attrib.llm.config import load_config, resolve
-from attrib.mock_answers import make_realistic_responder
+from mock_answers import make_realistic_responder
 from attrib.readers import load_log
 
 TOML = """

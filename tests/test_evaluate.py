@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from attrib.evaluation.records import read_jsonl
-from attrib.mock_answers import make_realistic_responder
+from mock_answers import make_realistic_responder
 
 
 def _cli():

@@ -9,7 +9,7 @@ import pytest
 from attrib.api import predict
 from attrib.convert import dumps
 from attrib.methods import METHODS
-from attrib.mock_answers import make_realistic_responder
+from mock_answers import make_realistic_responder
 from attrib.readers import load_log
 
 FORMATS = Path(__file__).parent / "data" / "formats"

@@ -1,8 +1,9 @@
-"""Tests for attrib.mockserver, driven through the real ``openai`` SDK."""
+"""Tests for the test mock server (tests/mockserver.py), driven through the real ``openai`` SDK."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import math
 import signal
 import subprocess
@@ -18,7 +19,7 @@ from pydantic import BaseModel, Field
 
 openai = pytest.importorskip("openai")
 
-from attrib.mockserver import MockServer, Reply, make_schema_responder, schema_responder  # noqa: E402
+from mockserver import MockServer, Reply, make_schema_responder, schema_responder  # noqa: E402
 
 MSGS = [{"role": "system", "content": "You judge agent logs."}, {"role": "user", "content": "Step 3 failed?"}]
 
@@ -293,7 +294,7 @@ def test_sdk_retries_recover_from_faults() -> None:
 
 # ----------------------------------------------------------------- command line
 def test_cli_serves_until_interrupted() -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "attrib.mockserver", "--port", "0", "--latency", "0"],
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("mockserver.py")), "--port", "0", "--latency", "0"],
                             stdout=subprocess.PIPE, text=True)
     try:
         url = proc.stdout.readline().strip()

@@ -1,6 +1,6 @@
 """Realistic, valid answers to every prompt attrib sends, for tests and benchmarks.
 
-:func:`make_realistic_responder` plugs into :class:`attrib.mockserver.MockServer`. It
+:func:`make_realistic_responder` plugs into :class:`mockserver.MockServer`. It
 recognises the answer type from the request's ``response_format`` schema name and
 answers with a well-formed value of realistic length (sentences of 15-50 words,
 a handful of subtasks and edges), deterministic for a given request and seed. It
@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .mockserver import make_schema_responder
+from mockserver import make_schema_responder
 
 _WORDS = ("the agent searched the page and extracted the value that the plan required before reporting a result "
           "to the orchestrator which then asked for verification of the number against the source table while "

@@ -10,7 +10,7 @@ Each request is recorded for assertions.  Example::
     with MockServer(["hello", Reply.rate_limited(2)]) as srv:
         client = openai.OpenAI(base_url=srv.url, api_key="x", max_retries=0)
 
-``python -m attrib.mockserver --port 8765 --latency 0.2`` serves the schema
+``python tests/mockserver.py --port 8765 --latency 0.2`` serves the schema
 responder from a shell until Ctrl-C.
 """
 
@@ -389,7 +389,7 @@ class MockServer:
 
 def main(argv: list[str] | None = None) -> None:
     """Command line: serve the schema responder until Ctrl-C."""
-    p = argparse.ArgumentParser(prog="python -m attrib.mockserver", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python tests/mockserver.py", description=__doc__.splitlines()[0])
     p.add_argument("--port", type=int, default=8765)
     p.add_argument("--latency", type=float, default=0.0, help="seconds to wait before every answer")
     p.add_argument("--fault-rate", type=float, default=0.0, help="share of requests failing with 429/500")
