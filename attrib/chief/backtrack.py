@@ -13,7 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from ..llm.schema import constrain_defs, schema_for
-from ..methods.context import InvalidAnswer, RunContext
+from ..core.context import InvalidAnswer, RunContext
 from .graph import CausalGraph, Oracle, Verdict
 from .oracle import oracle_problems, ordered
 from .views import graph_text

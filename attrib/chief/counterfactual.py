@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ..methods.answers import check_agent, check_step
+from ..core.answers import check_agent, check_step
 from ..llm.schema import constrain, schema_for
-from ..methods.context import RunContext
+from ..core.context import RunContext
 from .graph import CausalGraph
 from .views import candidate_steps_text, graph_text, oracles_text
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from ..llm.schema import constrain_defs, schema_for
-from ..methods.context import InvalidAnswer, RunContext
+from ..core.context import InvalidAnswer, RunContext
 from .graph import CausalGraph, Subtask
 from .views import outline
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 from ..attribution import Candidate
 from ..errors import ConfigError
 from ..llm.tokens import count_tokens
-from ..methods.answers import AgentStepAnswer, agent_step_schema, agent_step_validator
-from ..methods.context import InvalidAnswer, MethodResult, RunContext
+from ..core.answers import AgentStepAnswer, agent_step_schema, agent_step_validator
+from ..core.options import CHIEF_MODULES
+from ..core.context import InvalidAnswer, MethodResult, RunContext
 from ..render import render_steps
 from .backtrack import backtrack
 from .counterfactual import attribute
@@ -26,7 +27,7 @@ from .retrieval import exemplars_for
 from .structure import add_evidence, build_structure
 from .views import graph_text, outline
 
-MODULES = ("full", "m1", "m1+m2", "m1+m3")
+MODULES = CHIEF_MODULES
 
 
 def budgets(log_tokens: int) -> tuple[int, int]:
@@ -45,7 +46,7 @@ async def build_graph(ctx: RunContext) -> tuple[CausalGraph, str]:
     graph = CausalGraph(case_id=t.id, n_steps=t.n_steps, agents=t.agents,
                         step_agents={s.index: s.agent for s in t.steps})
     add_evidence(ctx, graph)
-    graph.exemplars, exemplar_texts, notice = exemplars_for(t, ctx.options.get("kb_dir"), chars=(500, 300))
+    graph.exemplars, exemplar_texts, notice = exemplars_for(t, ctx.options.kb_dir, chars=(500, 300))
     if notice:
         ctx.notice(notice)
     outline_budget, _ = budgets(count_tokens(render_steps(t.steps)))
@@ -54,9 +55,7 @@ async def build_graph(ctx: RunContext) -> tuple[CausalGraph, str]:
 
 
 async def run(ctx: RunContext) -> MethodResult:
-    modules = ctx.options.get("chief_modules") or "full"
-    if modules not in MODULES:
-        raise ConfigError(f"--chief-modules must be one of {', '.join(MODULES)}, not {modules!r}")
+    modules = ctx.options.chief_modules
     t = ctx.traj
     outline_budget, candidate_budget = budgets(count_tokens(render_steps(t.steps)))
     graph, exemplar_text = await build_graph(ctx)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from ..llm.schema import constrain_defs, schema_for
-from ..methods.context import InvalidAnswer, RunContext
+from ..core.context import InvalidAnswer, RunContext
 from ..render import render_steps
 from .decompose import SubtaskDraft, draft_rules, max_subtasks, range_problems, reflect, remap, to_subtasks
 from .edges import (AgentEdgeDraft, StepEdgeDraft, SubtaskEdgeDraft, build_edges, edge_problems,

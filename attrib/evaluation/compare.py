@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from ..errors import InputError
 from .records import CaseRecord, read_jsonl
 from .reference import ReferenceRow, find_reference
-from .scoring import N_BOOTSTRAP, SEED, TOLERANCES, Estimate, group_by_config, group_report
+from .scoring import N_BOOTSTRAP, SEED, TOLERANCES, Estimate, check_subset, group_by_config, group_report
 
 SHOWN_TOLERANCES = (1, 3, 5)
 
@@ -269,8 +269,17 @@ def build_comparison(
     return Comparison(rows=rows, prices=collect_prices(runs))
 
 
+def compare_runs(run_dirs: Sequence[str | Path], *, reference: bool = False, subset: str | None = None,
+                 by_subset: bool = False, n_boot: int = N_BOOTSTRAP, seed: int = SEED,
+                 on_warning: Callable[[str], None] | None = None) -> Comparison:
+    """Read run directories and compare them (the library side of ``attrib compare``)."""
+    check_subset(subset)
+    return build_comparison(load_runs(run_dirs, on_warning), reference=reference, subset=subset,
+                            by_subset=by_subset, n_boot=n_boot, seed=seed)
+
+
 __all__ = [
     "Cell", "CompareRow", "Comparison", "PriceRow", "RunData", "SHOWN_TOLERANCES", "TOLERANCES",
-    "build_comparison", "collect_prices", "gt_text", "load_run", "load_runs", "measured_row", "reference_row",
+    "build_comparison", "collect_prices", "compare_runs", "gt_text", "load_run", "load_runs", "measured_row", "reference_row",
     "reference_rows",
 ]

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from ..agents import agent_key
+from ..errors import InputError
 
 if TYPE_CHECKING:
     from ..trajectory import Trajectory
@@ -35,6 +36,12 @@ if TYPE_CHECKING:
 
 TOLERANCES: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
 SUBSETS: tuple[str, ...] = ("algorithm-generated", "hand-crafted")
+
+
+def check_subset(subset: str | None) -> None:
+    """A subset filter must name a Who&When subset (InputError otherwise)."""
+    if subset is not None and subset not in SUBSETS:
+        raise InputError(None, f"--subset must be one of {', '.join(SUBSETS)}, got {subset!r}")
 BANDS: tuple[tuple[str, int, int | None], ...] = (
     ("1-10", 1, 10),
     ("11-20", 11, 20),

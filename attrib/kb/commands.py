@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ..cli_options import KbDirOpt
 from ..errors import ConfigError
 from .entries import READERS
 
@@ -25,10 +26,6 @@ kb_app = typer.Typer(
     no_args_is_help=True,
 )
 
-DirOption = Annotated[
-    Path | None,
-    typer.Option("--dir", help="Knowledge-base folder (default: $ATTRIB_CACHE_DIR/kb or the user cache dir)."),
-]
 
 
 def _excerpt(text: str, limit: int) -> str:
@@ -40,7 +37,7 @@ def _excerpt(text: str, limit: int) -> str:
 def build_command(
     gaia: Annotated[Path | None, typer.Option("--gaia", help="GAIA metadata JSONL (task_id, Question, the annotator's Steps).")] = None,
     assistantbench: Annotated[Path | None, typer.Option("--assistantbench", help="AssistantBench JSONL (id, task, explanation).")] = None,
-    directory: DirOption = None,
+    directory: KbDirOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if the sources did not change.")] = False,
 ) -> None:
     """Embed the benchmark tasks and save the index (reused when the sources are unchanged)."""
@@ -63,7 +60,7 @@ def search_command(
     text: Annotated[str, typer.Argument(help="Query text (e.g. a task question).")],
     k: Annotated[int, typer.Option("-k", "--top", min=1, help="How many hits to show.")] = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Print the hits as JSON instead of a table.")] = False,
-    directory: DirOption = None,
+    directory: KbDirOpt = None,
 ) -> None:
     """Show the knowledge-base entries most similar to TEXT."""
     from .store import KnowledgeBase
