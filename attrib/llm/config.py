@@ -110,6 +110,9 @@ def resolve(model: str | None = None, base_url: str | None = None, *, config: Co
             api_key: str | None = None, **overrides) -> ModelSettings:
     """Turn flags + environment + config file into ModelSettings (see module docstring)."""
     config = config or Config()
+    unknown = sorted(set(overrides) - set(ModelSettings.model_fields))
+    if unknown:
+        raise ConfigError(f"unknown model setting(s) {', '.join(map(repr, unknown))} (known: {', '.join(ModelSettings.model_fields)})")
     model = model or os.environ.get("ATTRIB_MODEL")
     base_url = base_url or os.environ.get("ATTRIB_BASE_URL")
     profile_name = model if model in config.profiles else None
