@@ -202,12 +202,6 @@ def test_transcript_brackets_with_time_stamps() -> None:
     assert t.question.startswith("How many studio albums")
 
 
-@pytest.mark.parametrize("name", ["chat_airline.json", "labels_failure_fields.jsonl", "otlp_trace.json",
-                                  "transcript_colon.txt"])
-def test_lean_loading_reads_the_same(name: str) -> None:
-    assert load_log(DATA / name) == load_log(DATA / name)
-
-
 def test_agent_only_label_gives_no_gold_but_is_kept(tmp_path: Path) -> None:
     msgs = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]
     (tmp_path / "c.json").write_text(json.dumps({"messages": msgs, "responsible_agent": "assistant"}))

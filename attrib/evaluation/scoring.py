@@ -148,14 +148,6 @@ def bootstrap_ci(
     return out
 
 
-def _quantile(sorted_values: list[float], q: float) -> float:
-    """Linear-interpolation quantile of an already sorted list."""
-    pos = q * (len(sorted_values) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
-
-
 # --------------------------------------------------------------------------- reports
 
 
