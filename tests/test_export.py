@@ -12,6 +12,7 @@ import subprocess
 import pytest
 
 from attrib.attribution import Attribution
+from attrib.errors import ConfigError
 from attrib.chief.evidence import LiteralFlow, LoopGroup
 from attrib.chief.export import (
     FORMATS,
@@ -252,7 +253,7 @@ def test_export_dispatch() -> None:
     att = build_attribution()
     assert export(graph, traj, "html", attribution=att) == render_report(graph, traj, att)
     assert set(FORMATS) == {"json", "mermaid", "dot", "html"}
-    with pytest.raises(ValueError):
+    with pytest.raises(ConfigError, match="unknown export format 'svg'"):
         export(graph, traj, "svg")
     with pytest.raises(ValueError):
         export(graph, None, "html")

@@ -20,7 +20,8 @@ from ..attribution import Attribution
 from ..registry import Registry
 from ..trajectory import Trajectory
 from .graph import CausalGraph
-from .layout import LABEL_CHARS, Column, NodeView, columns, flat, key_steps, root_nodes, step_ranges
+from ..formatting import step_ranges
+from .layout import LABEL_CHARS, Column, NodeView, columns, flat, key_steps, root_nodes
 
 StepMode = Literal["key", "all", "none"]
 

@@ -5,16 +5,15 @@ Shared by the text exporters (:mod:`attrib.chief.export`) and the HTML report (:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ..agents import agent_key
+from ..text import clip
 from ..trajectory import Trajectory
 from .graph import AgentNode, CausalGraph, Subtask
 
 #: longest label text (characters) written into Mermaid / DOT nodes and edges
 LABEL_CHARS = 60
-_WS = re.compile(r"\s+")
 
 
 @dataclass
@@ -104,16 +103,6 @@ def columns(graph: CausalGraph, traj: Trajectory | None = None) -> list[Column]:
     return cols
 
 
-def step_ranges(steps: list[int]) -> str:
-    """``[1, 2, 3, 7, 9, 10]`` -> ``'1-3, 7, 9-10'``."""
-    out: list[str] = []
-    for i in sorted(set(steps)):
-        if out and out[-1].split("-")[-1] == str(i - 1):
-            out[-1] = f"{out[-1].split('-')[0]}-{i}"
-        else:
-            out.append(str(i))
-    return ", ".join(out)
-
 
 def root_nodes(graph: CausalGraph, cols: list[Column]) -> set[tuple[str, str]]:
     """``(column key, agent key)`` of the agent nodes blamed by the graph's root cause.
@@ -142,6 +131,5 @@ def key_steps(graph: CausalGraph) -> set[int]:
 
 
 def flat(text: str, limit: int = LABEL_CHARS) -> str:
-    """One line, at most ``limit`` characters (an ellipsis marks a cut)."""
-    text = _WS.sub(" ", text).strip()
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    """A drawing label: one line, at most ``limit`` characters (an ellipsis marks a cut)."""
+    return clip(text, limit)

@@ -14,7 +14,6 @@ system message and task block so provider-side prompt caches can reuse them.
 from __future__ import annotations
 
 from ..attribution import Candidate
-from ..errors import ConfigError
 from ..llm.tokens import count_tokens
 from ..core.answers import AgentStepAnswer, agent_step_schema, agent_step_validator
 from ..core.options import CHIEF_MODULES

@@ -19,7 +19,8 @@ from html import escape
 from ..agents import agent_key
 from ..attribution import Attribution
 from ..trajectory import Trajectory
-from .layout import UNASSIGNED, Column, columns, flat, root_nodes, step_ranges
+from ..formatting import step_ranges
+from .layout import UNASSIGNED, Column, columns, flat, root_nodes
 from .graph import CausalGraph, Verdict
 from .report_assets import AGENT_COLORS, CSS, FLOW_COLOR, JS, SUB_COLOR, legend
 

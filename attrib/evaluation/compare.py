@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ..errors import InputError
+from ..formatting import accuracy
 from .records import CaseRecord, read_jsonl
 from .reference import ReferenceRow, find_reference
 from .scoring import N_BOOTSTRAP, SEED, TOLERANCES, Estimate, check_subset, group_by_config, group_report
@@ -48,14 +49,7 @@ class Cell(BaseModel):
 
     def text(self, ci: bool = True) -> str:
         """``'54.3 [47.1-61.2]'``, ``'54.3'`` or ``'-'``."""
-        if self.acc is None:
-            return "-"
-        out = f"{self.acc:.1f}"
-        if ci and self.low is not None and self.high is not None:
-            out += f" [{self.low:.1f}-{self.high:.1f}]"
-        if self.std is not None:
-            out += f" ±{self.std:.1f}"
-        return out
+        return accuracy(self.acc, self.low if ci else None, self.high if ci else None, self.std)
 
 
 class CompareRow(BaseModel):

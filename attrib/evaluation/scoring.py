@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 
 from ..agents import agent_key
 from ..errors import InputError
+from ..formatting import accuracy
 
 if TYPE_CHECKING:
     from ..trajectory import Trajectory
@@ -119,11 +120,8 @@ class Estimate(BaseModel):
     run_std: float | None = None
 
     def short(self) -> str:
-        """``'54.3 [47.1, 61.2]'`` (plus ``± std`` over runs when known)."""
-        text = f"{self.acc:.1f} [{self.ci_low:.1f}, {self.ci_high:.1f}]"
-        if self.run_std is not None:
-            text += f" ±{self.run_std:.1f}sd"
-        return text
+        """``'54.3 [47.1-61.2]'`` (plus ``±std`` over runs when known)."""
+        return accuracy(self.acc, self.ci_low, self.ci_high, self.run_std)
 
 
 def bootstrap_ci(

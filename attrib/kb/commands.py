@@ -18,6 +18,7 @@ from rich.table import Table
 
 from ..cli_options import KbDirOpt
 from ..errors import ConfigError
+from ..text import clip
 from .entries import READERS
 
 kb_app = typer.Typer(
@@ -27,10 +28,6 @@ kb_app = typer.Typer(
 )
 
 
-
-def _excerpt(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
 
 
 @kb_app.command("build")
@@ -80,7 +77,7 @@ def search_command(
     table.add_column("id", overflow="fold", max_width=14)
     table.add_column("question", overflow="fold")
     for hit in hits:
-        table.add_row(f"{hit.score:.3f}", hit.entry.source, hit.entry.id[:12], _excerpt(hit.entry.question, 110))
+        table.add_row(f"{hit.score:.3f}", hit.entry.source, hit.entry.id[:12], clip(hit.entry.question, 110))
     Console().print(table)
 
 

@@ -13,7 +13,6 @@ that stays invalid is recorded as invalid: the caller gets ``None``, never a gue
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
 from collections.abc import Callable

@@ -21,6 +21,7 @@ from rich.text import Text
 from ..convert import dumps
 from ..cli_options import LogFormatOpt
 from ..errors import InputError
+from ..text import first_line
 from ..trajectory import Step, Trajectory
 from . import format_names, load_log
 
@@ -58,11 +59,6 @@ def convert(
     typer.echo(f"wrote {out}: {traj.n_steps} steps from {traj.source_format} as {to.value}"
                + (f", gold: {traj.gold.agent} @ step {traj.gold.step}" if traj.gold else ""))
 
-
-def first_line(text: str, width: int = 100) -> str:
-    """The first non-blank line of ``text``, cut to ``width`` characters."""
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def _step_json(step: Step) -> dict:
