@@ -12,12 +12,12 @@ from types import ModuleType
 
 from ..errors import InputError
 from ..trajectory import Trajectory
-from . import attrib_jsonl, chat, history, otel, transcript, whowhen
+from . import attrib_jsonl, chat, chatdev, history, mast, otel, taubench, transcript, whowhen
 from .document import Document
 from .source import open_lean
 
 # Detection order matters: the first reader whose detect() accepts the document wins.
-READERS: list[ModuleType] = [whowhen, attrib_jsonl, otel, chat, history, transcript]
+READERS: list[ModuleType] = [whowhen, attrib_jsonl, chatdev, mast, taubench, otel, chat, history, transcript]
 LOG_SUFFIXES = {".json", ".jsonl", ".txt", ".log"}
 
 
