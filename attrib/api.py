@@ -34,9 +34,17 @@ def make_client(model: str | None = None, base_url: str | None = None, *, config
     return LLMClient(ms, config=cfg, cache=store, offline=offline)
 
 
+class _InfrastructureFailure(Exception):
+    """The log says the run died on infrastructure: there is no agent mistake to attribute."""
+
+
 async def predict_async(traj: Trajectory, method: str = "all-at-once", *, client: LLMClient | None = None,
                         with_ground_truth: bool = True, seed: int = 0, **options) -> Attribution:
-    """Run one method on one trajectory. Invalid answers and failed calls come back as a status, not an exception."""
+    """Run one method on one trajectory. Invalid answers and failed calls come back as a status, not an exception.
+
+    A log whose run died on infrastructure (``traj.infrastructure_failure``) is not attributed: the
+    status is ``infrastructure_failure`` with the reason as ``error``, and no model is called.
+    """
     module = get_method(method)
     ctx = RunContext(traj=traj, client=client if module.NEEDS_MODEL else None,
                      with_ground_truth=with_ground_truth, seed=seed, options=options)
@@ -46,7 +54,12 @@ async def predict_async(traj: Trajectory, method: str = "all-at-once", *, client
                       demo_model=bool(client and module.NEEDS_MODEL and client.settings.is_demo),
                       with_ground_truth=with_ground_truth)
     try:
+        if traj.infrastructure_failure:
+            raise _InfrastructureFailure(traj.infrastructure_failure)
         result = await module.run(ctx)
+    except _InfrastructureFailure as exc:
+        att.status, att.error = "infrastructure_failure", str(exc)
+        ctx.notice("the run died on infrastructure (see error); no agent is blamed and no model was called")
     except InvalidAnswer as exc:
         att.status, att.error = "invalid", str(exc)
     except LLMError as exc:

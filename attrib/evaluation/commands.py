@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from ..errors import InputError
+from ..readers.label_file import LABELS_HELP
 from .compare import build_comparison, load_runs
 from .compare_render import print_table, render
 from .predictions import load_trajectories, read_predictions, score_predictions
@@ -38,10 +39,11 @@ def score_reports(
     with_ground_truth: bool = True,
     n_boot: int = N_BOOTSTRAP,
     seed: int = SEED,
+    labels: Path | None = None,
 ) -> tuple[list[Report], list[CaseRecord], tuple[float, float]]:
     """Score a predictions file against the logs of ``data``: one report per configuration."""
     _check_subset(subset)
-    trajectories = load_trajectories(data, subset)
+    trajectories = load_trajectories(data, subset, labels)
     preds = read_predictions(predictions, model=model, with_ground_truth=with_ground_truth)
     if not preds.records:
         raise InputError(predictions, "holds no predictions")
@@ -66,10 +68,11 @@ def score(
                                            help="Setting label for official-format predictions."),
     bootstrap: int = typer.Option(N_BOOTSTRAP, "--bootstrap", min=100, help="Bootstrap resamples for the CIs."),
     seed: int = typer.Option(SEED, "--seed", help="Bootstrap seed."),
+    labels: Optional[Path] = typer.Option(None, "--labels", help=LABELS_HELP),
 ) -> None:
     """Score predictions against gold labels: agent/step accuracy, tolerance curve, CIs, failed cases."""
     reports, records, rnd = score_reports(predictions, data, legacy_scoring, subset, model, with_ground_truth,
-                                          bootstrap, seed)
+                                          bootstrap, seed, labels)
     if json_output:
         payload = {
             "predictions": str(predictions), "data": str(data), "subset": subset,

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import InputError
+from ..readers.label_file import LABELS_HELP
 from .records import CaseRecord
 from .render import print_report
 from .runner import EvalConfig, Evaluator, Tally, prepare_dir
@@ -46,13 +47,14 @@ def evaluate(
     offline: Annotated[bool, typer.Option("--offline", help="Cache only: a miss fails the case.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    labels: Annotated[Optional[Path], typer.Option("--labels", help=LABELS_HELP)] = None,
 ) -> None:
     """Run methods and models over labelled logs; write a resumable run directory and print accuracy and cost."""
     gt = [True, False] if both_settings else [not no_ground_truth]
     config = EvalConfig(paths=[str(p) for p in paths], methods=method, models=model or [None], base_url=base_url,
                         ground_truth=gt, runs=runs, seed=seed, limit=limit, concurrency=concurrency,
                         budget_usd=budget_usd, budget_tokens=budget_tokens, chief_modules=chief_modules,
-                        kb_dir=str(kb_dir) if kb_dir else None)
+                        kb_dir=str(kb_dir) if kb_dir else None, labels=str(labels) if labels else None)
     directory, done = prepare_dir(config, out)
     err = Console(stderr=True)
     ev = Evaluator(config, directory, done, cache=not no_cache, offline=offline)
