@@ -26,10 +26,10 @@ from ..errors import InputError
 from ..readers import iter_log_paths, load_log, open_lean
 from ..readers.source import records
 from ..trajectory import Trajectory
-from .entries import KBEntry
+from .entries import KBEntry, Source
 
 SOLVED_FLAGS = ("solved", "success", "resolved", "is_correct", "correct")
-SOURCE = "Runs"
+SOURCE: Source = "Runs"
 #: at most this many step lines, each at most LINE_CHARS characters, make a run's solution
 MAX_LINES = 40
 LINE_CHARS = 160
@@ -55,7 +55,7 @@ def solved(traj: Trajectory) -> bool:
 
 def solution_text(traj: Trajectory) -> str:
     """The run's steps as numbered ``AGENT: first line`` lines (system prompts left out), capped."""
-    lines = []
+    lines: list[str] = []
     for step in traj.steps:
         if step.role in ("system", "developer") or step.agent == "system":
             continue

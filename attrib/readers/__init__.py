@@ -12,7 +12,17 @@ from types import ModuleType
 
 from ..errors import InputError
 from ..trajectory import Trajectory
-from . import attrib_jsonl, chat, chatdev, history, mast, otel, taubench, transcript, whowhen
+from . import (
+    attrib_jsonl,
+    chat,
+    chatdev,
+    history,
+    mast,
+    otel,
+    taubench,
+    transcript,
+    whowhen,
+)
 from .document import Document
 from .source import open_lean
 
