@@ -23,6 +23,10 @@ EXPECTED_FORMAT = {
     "flat_spans.json": "otel",
     "transcript_colon.txt": "transcript",
     "transcript_brackets.txt": "transcript",
+    "chatdev_expense_tracker.log": "chatdev",
+    "chatdev_died_infrastructure.log": "chatdev",
+    "mast_chatdev.json": "mast",
+    "taubench_retail_42.json": "tau-bench",
 }
 
 
@@ -41,7 +45,7 @@ def test_json_of_another_kind_is_refused_in_one_line() -> None:
     msg = str(err.value)
     assert "\n" not in msg
     assert msg.startswith(str(DATA / "package.json"))
-    for name in ("who-and-when", "attrib-jsonl", "otel", "chat", "history", "transcript"):
+    for name in ("who-and-when", "attrib-jsonl", "chatdev", "mast", "tau-bench", "otel", "chat", "history", "transcript"):
         assert f"{name}: " in msg
 
 
@@ -203,7 +207,8 @@ def test_transcript_brackets_with_time_stamps() -> None:
 
 
 @pytest.mark.parametrize("name", ["chat_airline.json", "labels_failure_fields.jsonl", "otlp_trace.json",
-                                  "transcript_colon.txt"])
+                                  "transcript_colon.txt", "chatdev_expense_tracker.log", "mast_chatdev.json",
+                                  "taubench_retail_42.json"])
 def test_lean_loading_reads_the_same(name: str) -> None:
     assert load_log_lean(DATA / name) == load_log(DATA / name)
 
