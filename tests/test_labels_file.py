@@ -162,3 +162,24 @@ def test_evaluate_counts_infrastructure_failure_with_its_own_kind(tmp_path: Path
     assert cases["chatdev_expense_tracker"]["status"] == "ok" and cases["chatdev_expense_tracker"]["error_kind"] is None
     report = json.loads((out / "summary.json").read_text())["reports"][0]
     assert report["overall"]["failed"] == 1 and report["overall"]["failed_ids"] == ["chatdev_died_infrastructure"]
+
+
+def test_score_counts_an_infrastructure_failure_with_its_kind(tmp_path: Path) -> None:
+    died = DATA / "formats" / "chatdev_died_infrastructure.log"
+    labels = load_labels(PLAIN)
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(predict(apply_labels(load_log(died), labels), "random").model_dump_json() + "\n")
+    res = CliRunner().invoke(cli.app, ["score", str(preds), "--data", str(died), "--labels", str(PLAIN), "--json"])
+    assert res.exit_code == 0, res.output
+    overall = json.loads(res.stdout)["reports"][0]["overall"]
+    assert overall["failed"] == 1 and overall["agent"]["acc"] == 0.0
+
+
+def test_prediction_file_keeps_the_infrastructure_kind(tmp_path: Path) -> None:
+    from attrib.evaluation.predictions import read_predictions
+
+    died = load_log(DATA / "formats" / "chatdev_died_infrastructure.log")
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(predict(died, "random").model_dump_json() + "\n")
+    (rec,) = read_predictions(preds).records
+    assert (rec.status, rec.error_kind) == ("infrastructure_failure", "infrastructure")

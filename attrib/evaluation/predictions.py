@@ -29,7 +29,7 @@ from ..readers.label_file import load_labelled, load_labels
 from ..trajectory import Trajectory
 from .legacy import legacy_rescore
 from .official import looks_official, read_official
-from .records import CaseRecord, parse_jsonl
+from .records import FAILED_KINDS, CaseRecord, parse_jsonl
 
 Kind = Literal["records", "attributions", "official"]
 Warn = Callable[[str], None]
@@ -57,7 +57,7 @@ def _from_attribution_dict(data: dict) -> CaseRecord:
         case_id=att.case_id, path=att.log_path, n_steps=0, method=att.method, model=att.model,
         with_ground_truth=att.with_ground_truth, status=att.status, pred_agent=att.agent, pred_step=att.step,
         calls=u.calls, cached_calls=u.cached_calls, input_tokens=u.input_tokens, output_tokens=u.output_tokens,
-        cost_usd=u.cost_usd, seconds=u.seconds, error=att.error,
+        cost_usd=u.cost_usd, seconds=u.seconds, error=att.error, error_kind=FAILED_KINDS.get(att.status),
     )
 
 

@@ -22,6 +22,9 @@ from ..trajectory import Trajectory
 
 Subset = Literal["algorithm-generated", "hand-crafted"]
 
+# error_kind of an attribution that came back without an answer, by its status
+FAILED_KINDS = {"invalid": "invalid_answer", "error": "llm", "infrastructure_failure": "infrastructure"}
+
 
 class CaseRecord(BaseModel):
     """The prediction of one configuration on one case, with its gold label and its cost."""

@@ -31,7 +31,7 @@ from ..methods import get as get_method
 from ..readers import iter_log_paths
 from ..readers.label_file import load_labelled, load_labels
 from ..trajectory import Trajectory
-from .records import CaseRecord, read_jsonl
+from .records import FAILED_KINDS, CaseRecord, read_jsonl
 
 
 class EvalConfig(BaseModel):
@@ -146,10 +146,6 @@ def prepare_dir(config: EvalConfig, out: Path | None) -> tuple[Path, list[CaseRe
     cases = directory / "cases.jsonl"
     _drop_partial_line(cases)
     return directory, read_jsonl(cases) if cases.exists() else []
-
-
-# error_kind of an attribution that came back without an answer, by its status
-FAILED_KINDS = {"invalid": "invalid_answer", "error": "llm", "infrastructure_failure": "infrastructure"}
 
 
 def error_kind(exc: BaseException) -> str:
