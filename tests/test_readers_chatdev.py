@@ -115,3 +115,10 @@ def test_show_and_validate_on_chatdev() -> None:
     assert data["n_steps"] == 31 and data["steps"][0]["phase"] == "DemandAnalysis"
     checked = CliRunner().invoke(cli.app, ["validate", str(DIED)])
     assert checked.exit_code == 0 and "note: run died on infrastructure" in checked.stdout
+
+
+def test_an_error_record_alone_is_not_an_infrastructure_failure(tmp_path: Path) -> None:
+    lines = [ln for ln in _lines(DIED) if "HTTP/1.1 5" not in ln and "Retrying request" not in ln]
+    (tmp_path / "crash.log").write_text("\n".join(lines) + "\n")
+    t = load_log(tmp_path / "crash.log")
+    assert t.metadata["infrastructure"]["kinds"]["error"] == 1 and t.infrastructure_failure is None

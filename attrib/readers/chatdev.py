@@ -15,8 +15,9 @@ day before the month) and running up to the next record. Two kinds:
 The task is the ``task_prompt`` of the preprocessing record or of the first chatting table.
 
 A run **died on infrastructure** when, after the first chat started, the records that follow the last
-agent turn hold a failed request (a retry, an HTTP status of 400 or more, or an ERROR record) and no
-successful HTTP response comes after the last such failure. ``Trajectory.infrastructure_failure`` then
+agent turn hold a failed request (a retry, or an HTTP status of 400 or more) and no successful HTTP
+response comes after the last such failure (ERROR records there are counted in the reason; alone,
+without a failed request, they are a crash of the program, not of the infrastructure). ``Trajectory.infrastructure_failure`` then
 says so in one line, and ``attrib predict`` reports that instead of blaming an agent. A log with no
 agent turn at all is refused (with that reason when the run died on infrastructure).
 """
@@ -108,7 +109,7 @@ def kind_of(rec: Record) -> str:
     return "other"
 
 
-FAILURES = ("retry", "http_error", "error")
+FAILURES = ("retry", "http_error")  # failed requests; ERROR records alone (a crash) are not enough
 
 
 def infrastructure_failure(recs: list[Record], kinds: list[str]) -> str | None:
@@ -123,7 +124,7 @@ def infrastructure_failure(recs: list[Record], kinds: list[str]) -> str | None:
         return None
     retries = sum(kinds[i] == "retry" for i in failed)
     codes = sorted({m["code"] for i in failed if (m := HTTP.match(recs[i].head))})
-    errors = sum(kinds[i] == "error" for i in failed)
+    errors = sum(kinds[i] == "error" for i in tail)
     parts = [f"{retries} retried request{'s' if retries != 1 else ''}"] if retries else []
     if codes:
         parts.append(f"HTTP {'/'.join(codes)}")
