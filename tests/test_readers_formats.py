@@ -58,6 +58,8 @@ def test_forcing_a_format_that_does_not_fit_gives_one_line() -> None:
 
 
 def test_chat_tau_bench_airline() -> None:
+    # τ-bench content exported as a chat ('messages', no 'traj' and no 'info.task'): not a τ-bench result
+    # record, so the chat reader reads it (tool results as steps; its label counts 0-based positions)
     t = load_log(DATA / "chat_airline.json")
     assert t.n_steps == 35
     assert t.agents[:3] == ["system", "user", "assistant"]
