@@ -42,5 +42,18 @@ def test_transcript_mas_routes_to_the_transcript_reader(tmp_path: Path) -> None:
     assert t.agents == ["Admin", "Planner", "Engineer", "Critic"] and t.metadata["trace_format"] == "transcript"
     rec["trace"]["trajectory"] = "no speaker lines here at all"
     (tmp_path / "bad.json").write_text(json.dumps(rec))
-    with pytest.raises(InputError, match="MAST record of MAS 'AG2': trace not readable as transcript"):
+    with pytest.raises(InputError, match="MAST record of MAS 'AG2': trace not readable as a transcript or history: "
+                                         "transcript: found 0 speaker lines"):
         load_log(tmp_path / "bad.json")
+
+
+def test_json_history_trace_routes_to_the_history_reader(tmp_path: Path) -> None:
+    history = [{"name": "MagenticOneOrchestrator", "role": "assistant", "content": "Plan: ask WebSurfer for the page."},
+               {"name": "WebSurfer", "role": "assistant", "content": "The page lists 3 branches."},
+               {"name": "MagenticOneOrchestrator", "role": "assistant", "content": "FINAL ANSWER: 3"}]
+    rec = {"mas_name": "Magentic-One", "benchmark_name": "GAIA", "trace_id": 12,
+           "trace": {"trajectory": json.dumps(history)}, "mast_annotation": {"3.3": 1}}
+    (tmp_path / "m1.json").write_text(json.dumps(rec))
+    t = load_log(tmp_path / "m1.json")
+    assert t.agents == ["MagenticOneOrchestrator", "WebSurfer"] and t.metadata["trace_format"] == "history"
+    assert t.metadata["failure_modes"] == ["3.3"]

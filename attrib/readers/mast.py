@@ -7,7 +7,8 @@ several records is refused: one record per file, so each trace is one case).
 The raw text is the MAS's own log, so it is handed to the reader of that MAS:
 
 - ChatDev: :mod:`attrib.readers.chatdev` (phases, infrastructure records, infrastructure failures);
-- AG2 / AutoGen and Magentic-One: :mod:`attrib.readers.transcript`, when the text reads as one;
+- AG2 / AutoGen and Magentic-One: :mod:`attrib.readers.transcript` for plain text, or
+  :mod:`attrib.readers.history` when the text is a JSON message history;
 
 any other MAS (or a text its reader does not accept) is a one-line error naming the MAS. The
 trajectory keeps the inner reader's steps and source ids; ``source_format`` is ``mast``, the inner
@@ -24,7 +25,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..trajectory import Trajectory
-from . import chatdev, transcript
+from . import chatdev, history, transcript
 from .common import guarded, safe_detect
 from .document import Document
 from .source import records
@@ -36,18 +37,20 @@ def _chatdev(doc: Document) -> Trajectory:
     return chatdev.read_text(doc, doc.text)
 
 
-def _transcript(doc: Document) -> Trajectory:
-    why = transcript.detect(doc)
+def _conversation(doc: Document) -> Trajectory:
+    """A JSON trace through the history reader, a plain-text one through the transcript reader."""
+    reader = history if records(doc) is not None else transcript
+    why = reader.detect(doc)
     if why is not None:
-        raise InputError(doc.path, why)
-    return transcript.read(doc)
+        raise InputError(doc.path, f"{reader.NAME}: {why}")
+    return reader.read(doc)
 
 
 ROUTES: dict[str, tuple[str, Callable[[Document], Trajectory]]] = {
     "chatdev": ("chatdev", _chatdev),
-    "ag2": ("transcript", _transcript),
-    "autogen": ("transcript", _transcript),
-    "magenticone": ("transcript", _transcript),
+    "ag2": ("a transcript or history", _conversation),
+    "autogen": ("a transcript or history", _conversation),
+    "magenticone": ("a transcript or history", _conversation),
 }
 
 
@@ -119,7 +122,7 @@ def read(doc: Document) -> Trajectory:
     meta = dict(inner.metadata)
     meta.update({k: found[k] for k in ("mas_name", "llm_name", "benchmark_name", "trace_id")
                  if isinstance(found.get(k), (str, int))})
-    meta.update({"trace_format": inner_name, "failure_modes": failure_modes(annotation)})
+    meta.update({"trace_format": inner.source_format, "failure_modes": failure_modes(annotation)})
     if isinstance(annotation, dict):
         meta["mast_annotation"] = annotation
     return inner.model_copy(update={"source_format": NAME, "metadata": meta})
