@@ -75,6 +75,16 @@ def test_label_errors_are_errors_of_the_file(tmp_path: Path) -> None:
         load_labels(tmp_path / "x.json")
 
 
+def test_label_on_an_infrastructure_record_is_an_error(tmp_path: Path) -> None:
+    log = DATA / "formats" / "chatdev_expense_tracker.log"
+    infra = load_log(log).metadata["infrastructure"]["ids"][0]
+    (tmp_path / "l.jsonl").write_text(json.dumps({"id": log.stem, "agent": "Programmer", "step": infra}) + "\n")
+    with pytest.raises(InputError, match=f"step '{infra}' is an infrastructure record"):
+        apply_labels(load_log(log), load_labels(tmp_path / "l.jsonl"))
+    bad = CliRunner().invoke(cli.app, ["validate", str(log), "--labels", str(tmp_path / "l.jsonl")])
+    assert bad.exit_code == 2 and "infrastructure record" in bad.output
+
+
 def test_agentrx_agent_name_means_the_assistant(tmp_path: Path) -> None:
     failures = json.loads(AGENTRX.read_text())["failures"]
     path = _agentrx(tmp_path, failures=[{**failures[0], "failed_agent": "agent"}], root_cause=None)

@@ -12,7 +12,8 @@ A label is matched to a log by id: the log's case id (the file stem), its ``ques
 τ-bench's ``task_id``) or a ``trace_id``/``trajectory_id`` in its metadata. Its step is resolved as
 every label is (:func:`attrib.readers.labels.resolve_step`): first among the steps' source ids, then
 as a 0-based index into the log; a step that is a folded tool result or not in the log is an error
-of the label file. The agent is compared under the usual normalization rule; AgentRx's ``agent`` is
+of the label file, and so is one naming an infrastructure record (a ChatDev chat table or HTTP
+request). The agent is compared under the usual normalization rule; AgentRx's ``agent`` is
 the ``assistant`` of a chat log. A label with no agent blames the agent acting at its step.
 """
 
@@ -134,6 +135,9 @@ def apply_labels(traj: Trajectory, labels: dict[str, FileLabel]) -> Trajectory:
         index = resolve_step(label.step, traj.steps)
     except InputError as exc:
         raise InputError(traj.path, f"label {label.id!r}: {exc.problem}") from None
+    if index is None and _infrastructure(traj, label.step):
+        raise InputError(traj.path, f"label {label.id!r}: step {label.step!r} is an infrastructure record "
+                                    "(not an agent step)")
     if index is None:
         raise InputError(traj.path, f"label {label.id!r}: step {label.step!r} is not a step of this log "
                                     f"(source ids, or 0-{traj.n_steps - 1})")
@@ -144,6 +148,13 @@ def apply_labels(traj: Trajectory, labels: dict[str, FileLabel]) -> Trajectory:
     gold = GoldLabel(agent=agent, step=index, reason=label.reason)
     meta = {**traj.metadata, "label_source": label.shape, "label_step_as_written": label.step}
     return traj.model_copy(update={"gold": gold, "metadata": meta})
+
+
+def _infrastructure(traj: Trajectory, step: str) -> bool:
+    """Whether ``step`` names a record the reader kept as infrastructure (e.g. a ChatDev HTTP request)."""
+    infra = traj.metadata.get("infrastructure")
+    ids = infra.get("ids") if isinstance(infra, dict) else None
+    return isinstance(ids, list) and norm_id(step) in {norm_id(str(i)) for i in ids}
 
 
 def _log_agent(traj: Trajectory, name: str) -> str | None:
