@@ -42,10 +42,13 @@ def evaluate(paths: Sequence[str | Path], *, methods: Sequence[str] = ("all-at-o
 
 
 def score(predictions: str | Path, data: str | Path, *, legacy: bool = False, subset: str | None = None,
-          model: str = "unknown", with_ground_truth: bool = True, n_boot: int = 2000, seed: int = 12345) -> ScoreResult:
-    """Score a predictions file (cases.jsonl, attributions, or official Who&When output) against labelled logs."""
+          model: str = "unknown", with_ground_truth: bool = True, n_boot: int = 2000, seed: int = 12345,
+          labels: str | Path | None = None) -> ScoreResult:
+    """Score a predictions file (cases.jsonl, attributions, or official Who&When output) against labelled logs.
+
+    ``labels``: gold labels kept in a separate file (AgentRx, or JSONL of ``{id, agent, step}``)."""
     return score_file(predictions, data, legacy=legacy, subset=subset, model=model,
-                      with_ground_truth=with_ground_truth, n_boot=n_boot, seed=seed)
+                      with_ground_truth=with_ground_truth, n_boot=n_boot, seed=seed, labels=labels)
 
 
 def compare(run_dirs: Sequence[str | Path], *, reference: bool = False, subset: str | None = None,

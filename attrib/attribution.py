@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 SCHEMA_VERSION = "1.0"
 
-Status = Literal["ok", "no_error_found", "invalid", "error"]
+Status = Literal["ok", "no_error_found", "invalid", "error", "infrastructure_failure"]
 
 
 class CallRecord(BaseModel):
@@ -82,7 +82,7 @@ class Attribution(BaseModel):
     step_source_id: str | None = Field(None, description="the source's own identifier for that step")
     reason: str | None = None
     step_excerpt: str | None = None
-    error: str | None = Field(None, description="why status is 'invalid' or 'error'")
+    error: str | None = Field(None, description="why status is 'invalid', 'error' or 'infrastructure_failure'")
     candidates: list[Candidate] = Field(default_factory=list)
     notices: list[str] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)

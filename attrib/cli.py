@@ -24,6 +24,7 @@ from .cli_options import (
     ChiefModulesOpt,
     ConfigOpt,
     KbDirOpt,
+    LabelsOpt,
     LogFormatOpt,
     ModelOpt,
     NoCacheOpt,
@@ -35,8 +36,12 @@ from .errors import AttribError, ConfigError, InputError
 from .methods import METHODS
 from .output import show, to_json, write_json
 from .readers import iter_log_paths, load_log
+from .readers.label_file import load_labelled, load_labels
 
 err = Console(stderr=True)
+
+# Exit status of `attrib predict` on a log whose run died on infrastructure (nothing to attribute).
+EXIT_INFRASTRUCTURE_FAILURE = 4
 
 
 class _Group(TyperGroup):
@@ -77,7 +82,8 @@ def predict(
 
     Exit codes: 0 with an attribution (or status no_error_found), 1 when the answer stayed invalid or the
     endpoint failed (the JSON still says why), 2 for unreadable input or configuration, 3 for LLM errors
-    outside an attribution.
+    outside an attribution, 4 when the log shows the run died on infrastructure (status
+    infrastructure_failure: retried or failed requests and no agent turn after them; no agent is blamed).
     """
     if report and method != "chief":
         raise ConfigError("--report needs --method chief (it draws CHIEF's causal graph)")
@@ -105,19 +111,23 @@ def predict(
         show(att)
     if att.status in ("invalid", "error"):
         raise typer.Exit(1)
+    if att.status == "infrastructure_failure":
+        raise typer.Exit(EXIT_INFRASTRUCTURE_FAILURE)
 
 
 @app.command()
 def validate(
     paths: Annotated[list[Path], typer.Argument(help="Log files or folders of logs.")],
     fmt: LogFormatOpt = "auto",
+    labels: LabelsOpt = None,
 ) -> None:
     """Check log files and print what is wrong with each (exit 2 if any is bad)."""
     console = Console()
     bad = 0
+    gold_labels = load_labels(labels) if labels else None
     for path in iter_log_paths(paths):
         try:
-            t = load_log(path, fmt)
+            t = load_labelled(path, gold_labels, fmt)
         except InputError as exc:
             bad += 1
             sys.stderr.write(f"attrib: error: {' '.join(str(exc).split())}\n")
@@ -126,6 +136,8 @@ def validate(
         console.print(f"[green]ok[/]  {path}: {t.n_steps} steps, agents: {', '.join(t.agents)}{gold}", highlight=False)
         if t.gold and agent_key(t.steps[t.gold.step].agent) != agent_key(t.gold.agent):
             console.print(f"    note: labelled agent {t.gold.agent} is not the one acting at step {t.gold.step} ({t.steps[t.gold.step].label})", highlight=False)
+        if t.infrastructure_failure:
+            console.print(f"    note: {t.infrastructure_failure}", highlight=False)
     if bad:
         raise typer.Exit(2)
 

@@ -11,6 +11,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from .readers.label_file import LABELS_HELP
+
 LogFormatOpt = Annotated[str, typer.Option("--format", help="Log format (see `attrib show --help`), or 'auto' to detect it by structure.")]
 ModelOpt = Annotated[Optional[str], typer.Option("--model", help="Model name, profile from attrib.toml, 'local' (embedded 135M demo), 'mock' (schema-valid samples, a free dry run) or 'gguf:/path/model.gguf'. Env: ATTRIB_MODEL.")]
 BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1. Env: ATTRIB_BASE_URL. Key: ATTRIB_API_KEY or OPENAI_API_KEY.")]
@@ -22,3 +24,4 @@ NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Neither read nor w
 OfflineOpt = Annotated[bool, typer.Option("--offline", help="Answer only from the LLM answer cache; a miss is an error.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for sampling and random choices.")]
+LabelsOpt = Annotated[Optional[Path], typer.Option("--labels", help=LABELS_HELP)]

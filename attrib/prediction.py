@@ -36,12 +36,18 @@ def make_client(model: str | None = None, base_url: str | None = None, *, config
     return LLMClient(ms, config=cfg, cache=store, offline=offline)
 
 
+class _InfrastructureFailure(Exception):
+    """The log says the run died on infrastructure: there is no agent mistake to attribute."""
+
+
 async def predict_async(traj: Trajectory, method: str = "all-at-once", *, client: LLMClient | None = None,
                         with_ground_truth: bool = True, seed: int = 0, options: MethodOptions | None = None,
                         **option_values: Any) -> Attribution:
     """Run one method on one trajectory. Invalid answers and failed calls come back as a status, not an exception.
 
     Method options come as ``options`` and/or keywords (``chief_modules="m1"``); an unknown one is a ConfigError.
+    A log whose run died on infrastructure (``traj.infrastructure_failure``) is not attributed: the
+    status is ``infrastructure_failure`` with the reason as ``error``, and no model is called.
     """
     spec = get_method(method)
     ctx = RunContext(traj=traj, client=client if spec.needs_model else None,
@@ -52,7 +58,12 @@ async def predict_async(traj: Trajectory, method: str = "all-at-once", *, client
                       demo_model=bool(client and spec.needs_model and client.settings.is_demo),
                       with_ground_truth=with_ground_truth)
     try:
+        if traj.infrastructure_failure:
+            raise _InfrastructureFailure(traj.infrastructure_failure)
         result = await spec.run(ctx)
+    except _InfrastructureFailure as exc:
+        att.status, att.error = "infrastructure_failure", str(exc)
+        ctx.notice("the run died on infrastructure (see error); no agent is blamed and no model was called")
     except InvalidAnswer as exc:
         att.status, att.error = "invalid", str(exc)
     except LLMError as exc:

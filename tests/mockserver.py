@@ -17,7 +17,6 @@ responder from a shell until Ctrl-C.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import random

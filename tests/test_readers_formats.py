@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from attrib.errors import InputError
-from attrib.readers import Document, detect_format, load_log, load_log
+from attrib.readers import Document, detect_format, load_log
 
 DATA = Path(__file__).parent / "data" / "formats"
 
@@ -23,6 +23,10 @@ EXPECTED_FORMAT = {
     "flat_spans.json": "otel",
     "transcript_colon.txt": "transcript",
     "transcript_brackets.txt": "transcript",
+    "chatdev_expense_tracker.log": "chatdev",
+    "chatdev_died_infrastructure.log": "chatdev",
+    "mast_chatdev.json": "mast",
+    "taubench_retail_42.json": "tau-bench",
 }
 
 
@@ -41,7 +45,7 @@ def test_json_of_another_kind_is_refused_in_one_line() -> None:
     msg = str(err.value)
     assert "\n" not in msg
     assert msg.startswith(str(DATA / "package.json"))
-    for name in ("who-and-when", "attrib-jsonl", "otel", "chat", "history", "transcript"):
+    for name in ("who-and-when", "attrib-jsonl", "chatdev", "mast", "tau-bench", "otel", "chat", "history", "transcript"):
         assert f"{name}: " in msg
 
 
@@ -54,6 +58,8 @@ def test_forcing_a_format_that_does_not_fit_gives_one_line() -> None:
 
 
 def test_chat_tau_bench_airline() -> None:
+    # τ-bench content exported as a chat ('messages', no 'traj' and no 'info.task'): not a τ-bench result
+    # record, so the chat reader reads it (tool results as steps; its label counts 0-based positions)
     t = load_log(DATA / "chat_airline.json")
     assert t.n_steps == 35
     assert t.agents[:3] == ["system", "user", "assistant"]

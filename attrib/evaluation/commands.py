@@ -13,6 +13,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
+from ..cli_options import LabelsOpt
 from ..errors import ConfigError, InputError
 from .compare import compare_runs
 from .compare_render import print_table, render
@@ -38,10 +39,11 @@ def score(
                                            help="Setting label for official-format predictions."),
     bootstrap: int = typer.Option(N_BOOTSTRAP, "--bootstrap", min=100, help="Bootstrap resamples for the CIs."),
     seed: int = typer.Option(SEED, "--seed", help="Bootstrap seed."),
+    labels: LabelsOpt = None,
 ) -> None:
     """Score predictions against gold labels: agent/step accuracy, tolerance curve, CIs, failed cases."""
     result = score_file(predictions, data, legacy=legacy_scoring, subset=subset, model=model,
-                        with_ground_truth=with_ground_truth, n_boot=bootstrap, seed=seed)
+                        with_ground_truth=with_ground_truth, n_boot=bootstrap, seed=seed, labels=labels)
     reports, rnd = result.reports, result.random_expected
     if json_output:
         payload = {

@@ -14,6 +14,7 @@ from ..cli_options import (
     ChiefModulesOpt,
     ConfigOpt,
     KbDirOpt,
+    LabelsOpt,
     LogFormatOpt,
     NoCacheOpt,
     NoGroundTruthOpt,
@@ -55,6 +56,7 @@ def evaluate(
     offline: OfflineOpt = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    labels: LabelsOpt = None,
 ) -> None:
     """Run methods and models over labelled logs; write a resumable run directory and print accuracy and cost."""
     gt = [True, False] if both_settings else [not no_ground_truth]
@@ -62,7 +64,8 @@ def evaluate(
                         ground_truth=gt, runs=runs, seed=seed, limit=limit, concurrency=concurrency,
                         budget_usd=budget_usd, budget_tokens=budget_tokens, chief_modules=chief_modules,
                         kb_dir=str(kb_dir) if kb_dir else None, log_format=fmt,
-                        config_path=str(config_file) if config_file else None)
+                        config_path=str(config_file) if config_file else None,
+                        labels=str(labels) if labels else None)
     err = Console(stderr=True)
     with Progress(TextColumn("[bold]evaluate"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=err, disable=quiet or json_out) as progress:

@@ -27,7 +27,7 @@ def _group_cells(g: GroupReport, tolerances: tuple[int, ...]) -> list[str]:
 
 
 def report_table(report: Report) -> Table:
-    """One table: overall, subsets, length bands (failed counts per group are in the JSON form)."""
+    """One table: overall, subsets, log formats (when several), length bands (failed counts per group are in the JSON form)."""
     tolerances = tuple(k for k in TOLERANCES if k > 0) if report.scoring == "exact" else ()
     gt = gt_text(report.with_ground_truth)
     title = f"{report.method} · {report.model} · {gt} — {report.scoring} scoring, accuracy % [95% CI]"
@@ -43,6 +43,10 @@ def report_table(report: Report) -> Table:
         table.add_section()
         for g in report.subsets.values():
             table.add_row(*_group_cells(g, tolerances))
+    if len(report.sources) > 1:
+        table.add_section()
+        for name, g in report.sources.items():
+            table.add_row(*_group_cells(g.model_copy(update={"name": f"{name} logs"}), tolerances))
     if report.bands:
         table.add_section()
         for name, g in report.bands.items():

@@ -28,9 +28,10 @@ from ..errors import ConfigError, InputError, LLMError
 from ..llm.client import LLMClient
 from ..llm.config import load_config
 from ..methods import get as get_method
-from ..readers import iter_log_paths, load_log
+from ..readers import iter_log_paths
+from ..readers.label_file import load_labelled, load_labels
 from ..trajectory import Trajectory
-from .records import CaseRecord, read_jsonl
+from .records import FAILED_KINDS, CaseRecord, read_jsonl
 
 
 class EvalConfig(BaseModel):
@@ -53,11 +54,12 @@ class EvalConfig(BaseModel):
     kb_dir: str | None = None
     log_format: str = "auto"
     config_path: str | None = Field(default=None, description="attrib.toml with profiles and prices")
+    labels: str | None = None
 
     def identity(self) -> dict:
         """What decides the results (budgets, limits and concurrency do not)."""
         return self.model_dump(include={"paths", "methods", "models", "base_url", "ground_truth", "runs", "seed",
-                                        "chief_modules", "log_format"})
+                                        "chief_modules", "log_format", "labels"})
 
     def default_dir(self) -> Path:
         digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:10]
@@ -92,7 +94,7 @@ class Tally:
         self.done += 1
         self.agent_ok += bool(rec.agent_correct)
         self.step_ok += bool(rec.step_correct)
-        self.failed += rec.status in ("invalid", "error")
+        self.failed += rec.status in ("invalid", "error", "infrastructure_failure")
         self.tokens += rec.input_tokens + rec.output_tokens
         if rec.cost_usd is None:
             self.usd_known = False
@@ -175,7 +177,7 @@ def failed_record(job: Job, model: str, exc: BaseException, traj: Trajectory | N
     """A case that produced no attribution: wrong on both levels, with its error and its kind."""
     subset = traj.subset if traj else _subset_from_path(job.path)
     return CaseRecord(case_id=traj.id if traj else Path(job.path).stem, path=job.path, subset=subset,
-                      n_steps=traj.n_steps if traj else 0, method=job.method, model=model,
+                      source_format=traj.source_format if traj else None, n_steps=traj.n_steps if traj else 0, method=job.method, model=model,
                       with_ground_truth=job.with_ground_truth, run=job.run, status="error",
                       gold_agent=traj.gold.agent if traj and traj.gold else None,
                       gold_step=traj.gold.step if traj and traj.gold else None,
@@ -198,6 +200,7 @@ class Evaluator:
         self.done_keys = {(r.path, r.method, r.model, r.with_ground_truth, r.run) for r in done}
         self.clients: dict[str | None, LLMClient] = {}
         self.logs: dict[str, Trajectory | InputError] = {}
+        self.labels = load_labels(config.labels) if config.labels else None
 
     def jobs(self) -> list[Job]:
         paths = [str(p) for p in iter_log_paths(self.config.paths)]
@@ -220,7 +223,7 @@ class Evaluator:
     def log(self, path: str) -> Trajectory | InputError:
         if path not in self.logs:
             try:
-                self.logs[path] = load_log(path, self.config.log_format)
+                self.logs[path] = load_labelled(path, self.labels, self.config.log_format)
             except InputError as exc:
                 self.logs[path] = exc
         return self.logs[path]
@@ -254,10 +257,10 @@ class Evaluator:
             rec = CaseRecord.from_attribution(att, traj, run=job.run)
         except Exception as exc:  # noqa: BLE001 - the case boundary (see the docstring)
             return failed_record(job, model, exc, traj)
-        if att.status in ("invalid", "error"):
+        if att.status in FAILED_KINDS:
             rec = rec.model_copy(update={"agent_correct": False if traj.gold else None,
                                          "step_correct": False if traj.gold else None,
-                                         "error_kind": "invalid_answer" if att.status == "invalid" else "llm"})
+                                         "error_kind": FAILED_KINDS[att.status]})
         return rec
 
     async def run(self, jobs: list[Job]) -> Tally:

@@ -22,10 +22,12 @@ class ScoreResult(BaseModel):
 
 def score_file(predictions: str | Path, data: str | Path, *, legacy: bool = False, subset: str | None = None,
                model: str = "unknown", with_ground_truth: bool = True, n_boot: int = N_BOOTSTRAP,
-               seed: int = SEED) -> ScoreResult:
-    """Score ``predictions`` against the labelled logs of ``data``; every log counts, a missing one is wrong."""
+               seed: int = SEED, labels: str | Path | None = None) -> ScoreResult:
+    """Score ``predictions`` against the labelled logs of ``data``; every log counts, a missing one is wrong.
+
+    ``labels``: gold labels kept in a separate file (see :mod:`attrib.readers.label_file`)."""
     check_subset(subset)
-    trajectories = load_trajectories(data, subset)
+    trajectories = load_trajectories(data, subset, Path(labels) if labels else None)
     preds = read_predictions(Path(predictions), model=model, with_ground_truth=with_ground_truth)
     if not preds.records:
         raise InputError(predictions, "holds no predictions")

@@ -175,6 +175,7 @@ class Report(BaseModel):
     overall: GroupReport
     subsets: dict[str, GroupReport] = Field(default_factory=dict)
     bands: dict[str, GroupReport] = Field(default_factory=dict)
+    sources: dict[str, GroupReport] = Field(default_factory=dict, description="per log format (source_format)")
 
 
 def case_label(record: "CaseRecord") -> str:
@@ -252,6 +253,9 @@ def build_report(
     first = recs[0] if recs else None
     subsets = {s: [r for r in recs if r.subset == s] for s in SUBSETS}
     bands = {b: [r for r in recs if band_of(r.n_steps) == b] for b, _, _ in BANDS}
+    sources: dict[str, list[CaseRecord]] = defaultdict(list)
+    for r in recs:
+        sources[r.source_format or "unknown"].append(r)
     return Report(
         scoring=scoring,
         method=first.method if first else None,
@@ -261,6 +265,7 @@ def build_report(
         overall=group_report("all", recs, tol, n_boot, seed),
         subsets={s: group_report(s, v, tol, n_boot, seed) for s, v in subsets.items() if v},
         bands={b: group_report(b, v, tol, n_boot, seed) for b, v in bands.items() if v},
+        sources={s: group_report(s, sources[s], tol, n_boot, seed) for s in sorted(sources)},
     )
 
 

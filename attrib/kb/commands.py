@@ -19,11 +19,10 @@ from rich.table import Table
 from ..cli_options import KbDirOpt
 from ..errors import ConfigError
 from ..text import clip
-from .entries import READERS
 
 kb_app = typer.Typer(
     name="kb",
-    help="Knowledge base of solved GAIA / AssistantBench tasks used as CHIEF decomposition exemplars.",
+    help="Knowledge base of solved GAIA / AssistantBench tasks (and your own solved runs) used as CHIEF decomposition exemplars.",
     no_args_is_help=True,
 )
 
@@ -36,16 +35,17 @@ def build_command(
     assistantbench: Annotated[Path | None, typer.Option("--assistantbench", help="AssistantBench JSONL (id, task, explanation).")] = None,
     directory: KbDirOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if the sources did not change.")] = False,
+    from_runs: Annotated[Path | None, typer.Option("--from-runs", help="Folder of your own solved runs (any log format marked solved, e.g. tau-bench reward 1, or JSONL of {task, solution}): exemplars from your domain.")] = None,
 ) -> None:
-    """Embed the benchmark tasks and save the index (reused when the sources are unchanged)."""
-    from .store import build
+    """Embed the benchmark tasks (and your solved runs) and save the index (reused when the sources are unchanged)."""
+    from .store import SOURCE_NAMES, build
 
-    if gaia is None and assistantbench is None:
-        raise ConfigError("attrib kb build needs --gaia FILE and/or --assistantbench FILE")
+    if gaia is None and assistantbench is None and from_runs is None:
+        raise ConfigError("attrib kb build needs --gaia FILE, --assistantbench FILE and/or --from-runs DIR")
     started = time.perf_counter()
-    kb = build(gaia, assistantbench, directory=directory, force=force)
+    kb = build(gaia, assistantbench, directory=directory, force=force, runs=from_runs)
     seconds = time.perf_counter() - started
-    parts = ", ".join(f"{kb.sources[name].get('entries', '?')} {name}" for name in READERS if name in kb.sources)
+    parts = ", ".join(f"{kb.sources[name].get('entries', '?')} {name}" for name in SOURCE_NAMES if name in kb.sources)
     action = "rebuilt" if kb.rebuilt else "reused (sources unchanged)"
     console = Console()
     console.print(f"knowledge base {action}: {len(kb)} entries ({parts}) in {seconds:.2f} s", soft_wrap=True)

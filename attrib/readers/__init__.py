@@ -14,7 +14,17 @@ from dataclasses import dataclass
 from ..errors import InputError
 from ..registry import Registry
 from ..trajectory import Trajectory
-from . import attrib_jsonl, chat, history, otel, transcript, whowhen
+from . import (
+    attrib_jsonl,
+    chat,
+    chatdev,
+    history,
+    mast,
+    otel,
+    taubench,
+    transcript,
+    whowhen,
+)
 from .document import Document
 from .source import open_lean
 
@@ -34,7 +44,7 @@ def _unknown_format(problem: str) -> InputError:
 
 # Detection order matters: the first reader whose detect() accepts the document wins.
 READERS: Registry[Reader] = Registry("log format", error=_unknown_format)
-for _module in (whowhen, attrib_jsonl, otel, chat, history, transcript):
+for _module in (whowhen, attrib_jsonl, chatdev, mast, taubench, otel, chat, history, transcript):
     READERS.register(Reader(_module.NAME, _module.detect, _module.read))
 LOG_SUFFIXES = {".json", ".jsonl", ".txt", ".log"}
 

@@ -93,17 +93,23 @@ def _table(traj: Trajectory, steps: list[Step], width: int) -> Table:
     step_w = max(4, len(str(traj.n_steps)))
     sid_w = min(36, max([9] + [len(s.source_id or "") for s in steps]))
     agent_w = min(32, max([5] + [len(s.label) for s in steps]))
-    content_w = max(20, width - step_w - sid_w - agent_w - 13)
+    phase_w = min(24, max([len(s.phase or "") for s in steps] + [0]))
+    if phase_w:
+        phase_w = max(phase_w, 5)
+    content_w = max(20, width - step_w - sid_w - agent_w - (phase_w + 3 if phase_w else 0) - 13)
     table = Table(show_lines=False)
     table.add_column("step", justify="right", width=step_w)
     table.add_column("source id", width=sid_w, overflow="fold")
     table.add_column("agent", width=agent_w, overflow="fold")
+    if phase_w:  # the source's own phases (ChatDev)
+        table.add_column("phase", width=phase_w, overflow="fold")
     table.add_column("content (first line)", width=content_w)
     cut = set(traj.truncated_steps)
     for s in steps:
         mark = " [shortened]" if s.index in cut else ""
         line = first_line(s.content, content_w - len(mark)) + mark
-        table.add_row(str(s.index), Text(s.source_id or ""), Text(s.label), Text(line))
+        phase = [Text(s.phase or "")] if phase_w else []
+        table.add_row(str(s.index), Text(s.source_id or ""), Text(s.label), *phase, Text(line))
     return table
 
 
@@ -114,6 +120,8 @@ def _summary(traj: Trajectory) -> str:
     if traj.gold:
         lines.append(f"gold: {traj.gold.agent} @ step {traj.gold.step}"
                      + (f" (source id {traj.steps[traj.gold.step].source_id})" if traj.steps[traj.gold.step].source_id else ""))
+    if traj.infrastructure_failure:
+        lines.append(f"infrastructure failure: {traj.infrastructure_failure}")
     if traj.truncated_steps:
         lines.append(f"shortened steps: {', '.join(map(str, traj.truncated_steps))}")
     return "\n".join(lines)

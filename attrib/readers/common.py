@@ -32,7 +32,7 @@ class StepBuilder:
         self._display: dict[str, str] = {}
 
     def add(self, label: str, content: str, source_id: str | None, role: str | None = None,
-            parent_id: str | None = None) -> Step:
+            parent_id: str | None = None, phase: str | None = None) -> Step:
         """Append one step; ``label`` is the raw agent label as the source writes it."""
         label = label.strip() or "unknown"
         agent = self._display.setdefault(agent_key(label), strip_suffix(label))
@@ -41,7 +41,7 @@ class StepBuilder:
         if cut:
             self.truncated.append(index)
         step = Step(index=index, label=label, agent=agent, content=content, source_id=source_id,
-                    role=role, parent_id=parent_id)
+                    role=role, parent_id=parent_id, phase=phase)
         self.steps.append(step)
         return step
 
