@@ -12,13 +12,16 @@ from types import ModuleType
 
 from ..errors import InputError
 from ..trajectory import Trajectory
-from . import attrib_jsonl, chat, history, otel, transcript, whowhen
+from . import attrib_jsonl, chat, history, openinference, otel, swe_agent, traceelephant, trajdebug, transcript, whowhen
 from .document import Document
+from .folders import task_folder
 from .source import open_lean
 
-# Detection order matters: the first reader whose detect() accepts the document wins.
-READERS: list[ModuleType] = [whowhen, attrib_jsonl, otel, chat, history, transcript]
-LOG_SUFFIXES = {".json", ".jsonl", ".txt", ".log"}
+# Detection order matters: the first reader whose detect() accepts the document wins. SWE-agent comes
+# before Who&When (a .traj also has 'history'); the benchmark formats before the generic otel/chat readers.
+READERS: list[ModuleType] = [swe_agent, whowhen, attrib_jsonl, trajdebug, traceelephant, openinference, otel, chat,
+                             history, transcript]
+LOG_SUFFIXES = {".json", ".jsonl", ".txt", ".log", ".traj"}
 
 
 def register(reader: ModuleType) -> None:
@@ -32,7 +35,7 @@ def format_names() -> list[str]:
 
 def _reader(name: str) -> ModuleType:
     for r in READERS:
-        if r.NAME == name:
+        if name == r.NAME or name in getattr(r, "ALIASES", ()):
             return r
     raise InputError(None, f"unknown format {name!r} (known: {', '.join(format_names())})")
 
@@ -66,18 +69,33 @@ def load_log_lean(path: str | Path, format: str = "auto") -> Trajectory:
 
 
 def iter_log_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
-    """Expand files and folders (recursively, sorted naturally) into log files."""
+    """Expand files and folders (recursively, sorted naturally) into logs.
+
+    A task folder that is one log (:mod:`attrib.readers.folders`) is yielded once, as the
+    folder, instead of its member files; so is one of its member files given by name.
+    """
+    yielded: set[Path] = set()
     for raw in paths:
         p = Path(raw)
         if not p.exists():
             raise InputError(p, "no such file or directory")
-        if p.is_dir():
-            found = sorted((f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in LOG_SUFFIXES), key=_natural)
-            if not found:
-                raise InputError(p, "directory holds no log files (*.json, *.jsonl, *.txt, *.log)")
-            yield from found
-        else:
-            yield p
+        for found in _logs_in(p) if p.is_dir() else [task_folder(p) or p]:
+            if found not in yielded:
+                yielded.add(found)
+                yield found
+
+
+def _logs_in(folder: Path) -> list[Path]:
+    if task_folder(folder):
+        return [folder]
+    tasks = sorted((d for d in folder.rglob("*") if d.is_dir() and task_folder(d)), key=_natural)
+    files = [f for f in folder.rglob("*") if f.is_file() and f.suffix.lower() in LOG_SUFFIXES
+             and not any(t in f.parents for t in tasks)]
+    found = sorted([*files, *tasks], key=_natural)
+    if not found:
+        raise InputError(folder, "directory holds no log files (*.json, *.jsonl, *.txt, *.log, *.traj) "
+                                 "or task folders")
+    return found
 
 
 def _natural(p: Path) -> tuple:
