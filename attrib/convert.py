@@ -13,7 +13,8 @@ steps (agent labels and contents) and the same gold label:
 Source ids are not part of the Who&When format; ``to_jsonl`` keeps everything:
 a header line ``{"format": "attrib-jsonl", "version": 1, id, source_format, subset,
 question, question_id, ground_truth, gold, truncated_steps, metadata}``, then one
-line per step ``{index, source_id, agent, label, role, parent_id, content}``.
+line per step ``{index, source_id, agent, label, role, parent_id, content}`` (plus
+``observation_ids`` when tool results were folded into the step).
 :mod:`attrib.readers.attrib_jsonl` reads it back.
 """
 
@@ -75,6 +76,8 @@ def jsonl_lines(traj: Trajectory) -> Iterator[str]:
     for s in traj.steps:
         row = {"index": s.index, "source_id": s.source_id, "agent": s.agent, "label": s.label, "role": s.role,
                "parent_id": s.parent_id, "content": s.content}
+        if s.observation_ids:
+            row["observation_ids"] = s.observation_ids
         yield json.dumps(row, ensure_ascii=False)
 
 
