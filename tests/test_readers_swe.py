@@ -27,7 +27,7 @@ def test_one_step_per_action_with_observation_folded() -> None:
     assert [s.source_id for s in t.steps] == [str(i) for i in range(18)]
     assert all(s.observation_ids == [f"{s.index}.observation"] for s in t.steps)
     third = t.steps[2].content.splitlines()
-    assert third == ["DISCUSSION", "Let's run it.", "[action] python reproduce.py", "[tool result] ''", "''"]
+    assert third == ["Let's run it.", "[action] python reproduce.py", "[tool result] ''", "''"]
     assert "[action] edit 43:44\n    if seconds < 0:" in t.steps[8].content
     assert t.gold is None
 

@@ -33,6 +33,11 @@ def format_names() -> list[str]:
     return [r.NAME for r in READERS]
 
 
+def is_format(name: str) -> bool:
+    """True when ``name`` is a reader's name or one of its aliases (``trail`` for ``openinference``)."""
+    return any(name == r.NAME or name in getattr(r, "ALIASES", ()) for r in READERS)
+
+
 def _reader(name: str) -> ModuleType:
     for r in READERS:
         if name == r.NAME or name in getattr(r, "ALIASES", ()):
@@ -103,5 +108,5 @@ def _natural(p: Path) -> tuple:
     return (str(p.parent), (0, int(stem), "") if stem.isdigit() else (1, 0, stem))
 
 
-__all__ = ["Document", "READERS", "detect_format", "format_names", "iter_log_paths", "load_log", "load_log_lean",
+__all__ = ["Document", "READERS", "detect_format", "format_names", "is_format", "iter_log_paths", "load_log", "load_log_lean",
            "open_lean", "register"]

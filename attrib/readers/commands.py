@@ -21,7 +21,7 @@ from rich.text import Text
 from ..convert import dumps
 from ..errors import InputError
 from ..trajectory import Step, Trajectory
-from . import format_names, load_log_lean
+from . import format_names, is_format, load_log_lean
 
 
 class Target(str, Enum):
@@ -33,7 +33,7 @@ FormatOpt = Annotated[str, typer.Option("--format", help="Input format, or 'auto
 
 
 def _load(path: Path, fmt: str) -> Trajectory:
-    if fmt != "auto" and fmt not in format_names():
+    if fmt != "auto" and not is_format(fmt):
         raise InputError(None, f"unknown format {fmt!r} (known: auto, {', '.join(format_names())})")
     return load_log_lean(path, fmt)
 

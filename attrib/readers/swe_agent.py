@@ -6,7 +6,8 @@ Shape: ``{"trajectory": [{"action", "observation", "thought", "response", "state
 - one step per ``trajectory`` entry, in file order; source id: the entry's 0-based position;
 - agent: ``SWE-agent``, or the ``agent`` name its assistant messages carry in ``history``
   when they all carry the same one (SWE-agent's default names ``main`` and ``primary`` count as none);
-- content: the ``thought`` (else the raw ``response``), then ``[action] ACTION``;
+- content: the ``thought`` (else the raw ``response``; a leading ``DISCUSSION`` heading
+  dropped), then ``[action] ACTION``;
 - the environment's ``observation`` is folded into that step
   (:meth:`~attrib.readers.common.StepBuilder.observe`), id ``N.observation``;
 - task: ``problem_statement`` (top level or under ``info``), else the issue text of the first
@@ -34,6 +35,7 @@ NAME = "swe-agent"
 DEFAULT_AGENT = "SWE-agent"
 DEFAULT_NAMES = frozenset({"main", "primary"})  # SWE-agent's own names for its single agent (1.x, 0.x)
 _ENTRY_KEYS = ("observation", "thought", "response")
+_DISCUSSION = re.compile(r"^DISCUSSION\s*\n")  # SWE-agent 0.x's heading of the thought
 _TEMPLATES = (
     re.compile(r"<pr_description>\s*(.*?)\s*</pr_description>", re.S),
     re.compile(r"<issue>\s*(.*?)\s*</issue>", re.S),
@@ -127,7 +129,7 @@ def read(doc: Document) -> Trajectory:
     agent = agent_name(obj.get("history"))
     builder = StepBuilder()
     for i, entry in enumerate(entries):
-        thought = text_of(entry.get("thought")).strip() or text_of(entry.get("response")).strip()
+        thought = _DISCUSSION.sub("", text_of(entry.get("thought")).strip() or text_of(entry.get("response")).strip())
         action = text_of(entry.get("action")).strip()
         builder.add(agent, join_text(thought, f"[action] {action}" if action else ""), str(i), "assistant")
         observation = entry.get("observation")
