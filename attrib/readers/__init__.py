@@ -12,7 +12,18 @@ from types import ModuleType
 
 from ..errors import InputError
 from ..trajectory import Trajectory
-from . import attrib_jsonl, chat, history, openinference, otel, swe_agent, traceelephant, trajdebug, transcript, whowhen
+from . import (
+    attrib_jsonl,
+    chat,
+    history,
+    openinference,
+    otel,
+    swe_agent,
+    traceelephant,
+    trajdebug,
+    transcript,
+    whowhen,
+)
 from .document import Document
 from .folders import task_folder
 from .source import open_lean
@@ -108,5 +119,15 @@ def _natural(p: Path) -> tuple:
     return (str(p.parent), (0, int(stem), "") if stem.isdigit() else (1, 0, stem))
 
 
-__all__ = ["Document", "READERS", "detect_format", "format_names", "is_format", "iter_log_paths", "load_log", "load_log_lean",
-           "open_lean", "register"]
+__all__ = [
+    "READERS",
+    "Document",
+    "detect_format",
+    "format_names",
+    "is_format",
+    "iter_log_paths",
+    "load_log",
+    "load_log_lean",
+    "open_lean",
+    "register",
+]

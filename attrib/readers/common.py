@@ -152,6 +152,11 @@ def norm_id(value: str) -> str:
     return v[2:] if v.startswith("0x") else v
 
 
+def as_dict(value: Any) -> dict:
+    """``value`` when it is a JSON object, else an empty one (optional nested objects of a source)."""
+    return value if isinstance(value, dict) else {}
+
+
 def first_key(item: dict, keys: tuple[str, ...]) -> Any:
     """The value of the first of ``keys`` present in ``item`` with a non-null value."""
     for key in keys:

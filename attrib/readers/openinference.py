@@ -45,7 +45,17 @@ from typing import Any
 from .. import jsonsafe
 from ..errors import InputError
 from ..trajectory import GoldLabel, Trajectory
-from .common import StepBuilder, guarded, join_text, render_tool_call, safe_detect, scalar_id, text_of, tool_calls_of
+from .common import (
+    StepBuilder,
+    as_dict,
+    guarded,
+    join_text,
+    render_tool_call,
+    safe_detect,
+    scalar_id,
+    text_of,
+    tool_calls_of,
+)
 from .document import Document
 from .labels import build_trajectory
 from .otel import to_ns
@@ -55,7 +65,7 @@ NAME = "openinference"
 ALIASES = ("trail",)
 TOOL_KINDS = frozenset({"TOOL", "RETRIEVER", "EMBEDDING", "RERANKER"})
 CONTAINER_KINDS = frozenset({"AGENT", "CHAIN"})
-_STEP_NAME = re.compile(r"^\s*step\s*\d+\s*$", re.I)
+_STEP_NAME = re.compile(r"^\s*step\s*\d+\s*$", re.IGNORECASE)
 _FLAT_OUT = re.compile(r"^llm\.output_messages\.(\d+)\.message\.(role|content|tool_calls\.(\d+)\.tool_call\.function\."
                        r"(name|arguments))$")
 _FLAT_IN = re.compile(r"^llm\.input_messages\.(\d+)\.message\.(role|content)$")
@@ -107,8 +117,7 @@ def detect(doc: Document) -> str | None:
 
 
 def _build(raw: dict, parent: Node | None, counter: list[int]) -> Node:
-    attrs = raw.get("span_attributes") if isinstance(raw.get("span_attributes"), dict) else \
-        raw.get("attributes") if isinstance(raw.get("attributes"), dict) else {}
+    attrs = as_dict(raw.get("span_attributes")) or as_dict(raw.get("attributes"))
     status = str(raw.get("status_code") or "").strip().upper()
     error = None
     if status in ("ERROR", "STATUS_CODE_ERROR", "2"):
@@ -136,7 +145,7 @@ def _message_text(msg: Any) -> str:
     msg = _json(msg)
     if not isinstance(msg, dict):
         return text_of(msg)
-    inner = msg.get("message") if isinstance(msg.get("message"), dict) else msg
+    inner = as_dict(msg.get("message")) or msg
     flat = {k.removeprefix("message."): v for k, v in inner.items()}
     calls = [render_tool_call(name, args) for _, name, args in tool_calls_of(flat)]
     for call in flat.get("tool_calls") or []:

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..trajectory import Trajectory
-from .common import StepBuilder, guarded, join_text, safe_detect, text_of
+from .common import StepBuilder, as_dict, guarded, join_text, safe_detect, text_of
 from .document import Document
 from .labels import build_trajectory
 from .source import records
@@ -37,9 +37,9 @@ DEFAULT_NAMES = frozenset({"main", "primary"})  # SWE-agent's own names for its 
 _ENTRY_KEYS = ("observation", "thought", "response")
 _DISCUSSION = re.compile(r"^DISCUSSION\s*\n")  # SWE-agent 0.x's heading of the thought
 _TEMPLATES = (
-    re.compile(r"<pr_description>\s*(.*?)\s*</pr_description>", re.S),
-    re.compile(r"<issue>\s*(.*?)\s*</issue>", re.S),
-    re.compile(r"ISSUE:\s*\n(.*?)\n\s*INSTRUCTIONS:", re.S),
+    re.compile(r"<pr_description>\s*(.*?)\s*</pr_description>", re.DOTALL),
+    re.compile(r"<issue>\s*(.*?)\s*</issue>", re.DOTALL),
+    re.compile(r"ISSUE:\s*\n(.*?)\n\s*INSTRUCTIONS:", re.DOTALL),
 )
 
 
@@ -84,7 +84,7 @@ def agent_name(history: Any) -> str:
 
 def issue_text(value: dict) -> str:
     """The task: problem statement, else the issue inside the first user message (see module docstring)."""
-    info = value.get("info") if isinstance(value.get("info"), dict) else {}
+    info = as_dict(value.get("info"))
     for source in (value, info):
         ps = source.get("problem_statement")
         if isinstance(ps, str) and ps.strip():
@@ -103,13 +103,13 @@ def issue_text(value: dict) -> str:
 
 
 def _meta(value: dict) -> dict[str, Any]:
-    info = value.get("info") if isinstance(value.get("info"), dict) else {}
+    info = as_dict(value.get("info"))
     out: dict[str, Any] = {}
     if isinstance(info.get("exit_status"), str):
         out["exit_status"] = info["exit_status"]
     if isinstance(info.get("submission"), str):
         out["submission_chars"] = len(info["submission"])
-    stats = info.get("model_stats") if isinstance(info.get("model_stats"), dict) else {}
+    stats = as_dict(info.get("model_stats"))
     for key in ("api_calls", "instance_cost"):
         if isinstance(stats.get(key), (int, float)) and not isinstance(stats.get(key), bool):
             out[key] = stats[key]

@@ -28,7 +28,15 @@ from typing import Any
 
 from ..errors import InputError
 from ..trajectory import Trajectory
-from .common import StepBuilder, guarded, join_text, render_tool_call, safe_detect, text_of, tool_calls_of
+from .common import (
+    StepBuilder,
+    guarded,
+    join_text,
+    render_tool_call,
+    safe_detect,
+    text_of,
+    tool_calls_of,
+)
 from .completion_repr import is_completion_repr, message_of
 from .document import Document
 from .labels import build_trajectory

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..trajectory import Trajectory
-from .common import StepBuilder, guarded, safe_detect, scalar_id, text_of
+from .common import StepBuilder, as_dict, guarded, safe_detect, scalar_id, text_of
 from .document import Document
 from .labels import build_trajectory
 from .source import records
@@ -102,7 +102,7 @@ def read(doc: Document) -> Trajectory:
         if not _judgable(msg) and role in TOOL_ROLES and builder.observe(text, sid, _label(msg)) is not None:
             continue
         builder.add(_label(msg), text, sid, role)
-    annotation = meta.get("annotation") if isinstance(meta.get("annotation"), dict) else {}
+    annotation = as_dict(meta.get("annotation"))
     fields: dict[str, Any] = {k: meta[k] for k in ("dataset", "reward") if k in meta}
     fields["question"] = meta.get("task_description")
     fields["task_id"] = meta.get("task_id")
