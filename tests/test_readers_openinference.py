@@ -9,6 +9,8 @@ import pytest
 
 from attrib.errors import InputError
 from attrib.readers import Document, detect_format, load_log
+from attrib.readers.openinference import read_tree
+from attrib.readers.source import open_lean
 
 DATA = Path(__file__).parent / "data" / "formats"
 FILE = DATA / "trail_gaia.json"
@@ -101,3 +103,12 @@ def test_nested_output_messages_and_no_labels(tmp_path: Path) -> None:
     assert [s.source_id for s in t.steps] == ["l1", "l2"] and t.agents == ["Planner"]
     assert t.steps[0].content == '[tool call add] {"a": 2, "b": 3}\n[tool result add] 5'
     assert t.question == "Sum 2 and 3." and t.gold is None
+
+
+def test_annotations_kept_apart_label_the_trace(tmp_path: Path) -> None:
+    raw = json.loads(FILE.read_text())
+    errors = raw.pop("errors")
+    (tmp_path / "trace.json").write_text(json.dumps(raw))
+    assert load_log(tmp_path / "trace.json").gold is None
+    t = read_tree(open_lean(tmp_path / "trace.json"), errors)
+    assert t.gold is not None and (t.gold.agent, t.gold.step) == ("search_agent", 3)

@@ -31,8 +31,8 @@ tool span maps to the step whose action called the tool (TRAIL puts API and tool
 TOOL span; our unit is the agent step that made the call), a label on a container to the first
 step below it. The decisive error is the earliest (by step) with impact ``HIGH``, else the
 earliest; its ``category`` and evidence are the gold reason. A location that is not a span of the
-trace is an error of the file. TRAIL ships its annotations as separate files: merge them into the
-trace object under ``errors``, or pass them as a label file.
+trace is an error of the file. TRAIL ships its annotations (``{trace_id, errors, scores}``) as
+separate files: merge ``errors`` into the trace object, or call :func:`read_tree` with them.
 """
 
 from __future__ import annotations
@@ -81,6 +81,7 @@ class Node:
     start: tuple[bool, int, int]
     parent: Node | None = None
     children: list[Node] = field(default_factory=list)
+    has_llm: bool = False  # an LLM span somewhere below this one
 
     def subtree(self) -> list[Node]:
         out, stack = [], [self]
@@ -129,6 +130,7 @@ def _build(raw: dict, parent: Node | None, counter: list[int]) -> Node:
                 start=(start is None, start or 0, counter[0]), parent=parent)
     kids = [c for c in raw.get("child_spans") or [] if isinstance(c, dict)]
     node.children = sorted((_build(c, node, counter) for c in kids), key=lambda n: n.start)
+    node.has_llm = any(c.kind == "LLM" or c.has_llm for c in node.children)
     return node
 
 
@@ -240,13 +242,11 @@ class Walk:
         self.step_of: dict[str, int] = {}
 
     def visit(self, node: Node) -> None:
-        below = node.subtree()[1:]
-        has_llm = any(n.kind == "LLM" for n in below)
         if node.kind == "LLM":
             self._add(node, agent_of(node), llm_output(node.attrs))
-        elif node.kind in TOOL_KINDS and not has_llm:
+        elif node.kind in TOOL_KINDS and not node.has_llm:
             self._tool(node)
-        elif node.kind in CONTAINER_KINDS and not below and node.attrs.get("output.value") is not None:
+        elif node.kind in CONTAINER_KINDS and not node.children and node.attrs.get("output.value") is not None:
             self._add(node, agent_of(node), _message_text(node.attrs["output.value"]))
         for child in node.children:
             self.visit(child)
@@ -310,6 +310,12 @@ def _span_index(roots: list[Node], step_of: dict[str, int]) -> dict[str, int]:
 
 @guarded(NAME)
 def read(doc: Document) -> Trajectory:
+    return read_tree(doc)
+
+
+def read_tree(doc: Document, errors: list | None = None) -> Trajectory:
+    """The trajectory of ``doc``, labelled by ``errors`` (TRAIL annotations kept in another file)
+    when given, else by the trace object's own ``errors``."""
     value = records(doc)
     found = _is_tree(value) if value is not None else "not JSON or JSON Lines"
     if isinstance(found, str):
@@ -326,8 +332,9 @@ def read(doc: Document) -> Trajectory:
                              "skipped_spans": counter[0] - len(walk.step_of)}
     traj = build_trajectory(doc, NAME, walk.builder.steps, walk.builder.truncated,
                             {"question": _question(roots), **meta}, extra=extra)
-    errors = obj.get("errors")
-    if isinstance(errors, list) and errors:
+    if errors is None:
+        errors = obj.get("errors") if isinstance(obj.get("errors"), list) else None
+    if errors:
         gold, gold_meta = gold_from_errors(errors, _span_index(roots, walk.step_of), traj.steps, doc.path)
         traj = traj.model_copy(update={"gold": gold, "metadata": {**traj.metadata, **gold_meta}})
     return traj
