@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import jsonsafe
+from ..agents import agent_key
 from ..errors import InputError
 from ..trajectory import GoldLabel, Trajectory
 from .common import (
@@ -261,7 +262,7 @@ class Walk:
         name = str(node.attrs.get("tool.name") or node.name or "tool")
         result = join_text(text_of(_json(node.attrs.get("output.value"))), f"[error] {node.error}" if node.error else "")
         agent = agent_of(node)
-        into = next((s.index for s in reversed(self.builder.steps) if s.agent == agent), None)
+        into = next((s.index for s in reversed(self.builder.steps) if agent_key(s.agent) == agent_key(agent)), None)
         folded = self.builder.observe(result, node.span_id, name, into=into) if into is not None else None
         if folded is not None:
             self.step_of[node.span_id] = folded.index

@@ -49,6 +49,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from ..agents import agent_key
 from ..errors import InputError
 from ..trajectory import Step, Trajectory
 from .common import StepBuilder, first_key, guarded, join_text, safe_detect
@@ -204,7 +205,7 @@ def detect(doc: Document) -> str | None:
 
 def _fold_tool(builder: StepBuilder, item: PlannedStep) -> Step | None:
     """Fold a tool span's result into its calling agent's latest step; None when that agent has no step yet."""
-    into = next((s.index for s in reversed(builder.steps) if s.agent == item.agent), None)
+    into = next((s.index for s in reversed(builder.steps) if agent_key(s.agent) == agent_key(item.agent)), None)
     if into is None:
         return None
     name, _, result = tool_parts(item.span)
