@@ -24,6 +24,13 @@ def test_new_formats_are_covered():
         assert name in FILES
 
 
+def test_benchmark_formats_are_covered() -> None:
+    # a task folder (TraceElephant) is one log, like a file
+    assert {"swe_agent_tempora.traj", "trajdebug_retail.json", "traceelephant_task", "trail_gaia.json"} <= set(FILES)
+    assert {load_log(FORMATS / n).source_format for n in FILES} >= {"swe-agent", "trajdebug", "traceelephant",
+                                                                    "openinference"}
+
+
 @pytest.mark.parametrize("name", FILES)
 def test_each_method_on_each_format_and_its_conversions(name, mock_server, make_llm, tmp_path):
     original = load_log(FORMATS / name)

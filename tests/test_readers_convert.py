@@ -86,10 +86,10 @@ def test_convert_to_jsonl_via_cli_then_show(tmp_path: Path) -> None:
 def test_show_table_and_limit() -> None:
     result = _run("show", str(DATA / "otlp_trace.json"), "--limit", "3")
     assert result.exit_code == 0, result.output
-    assert "otel, 10 steps, agents: TripPlanner, BookingAgent" in result.output
+    assert "otel, 6 steps, agents: TripPlanner, BookingAgent" in result.output
     assert "a0000000000000a2" in result.output and "TripPlanner" in result.output
-    assert "gold: TripPlanner @ step 4 (source id a0000000000000a6)" in result.output
-    assert "7 more steps" in result.output
+    assert "gold: TripPlanner @ step 2 (source id a0000000000000a6)" in result.output
+    assert "3 more steps" in result.output
 
 
 def test_show_refuses_an_unknown_file_in_one_line() -> None:

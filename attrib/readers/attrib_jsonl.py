@@ -47,6 +47,14 @@ def _opt(row: dict, key: str) -> str | None:
     return None if value is None else str(value)
 
 
+def _ids(row: dict, n: int, doc: Document) -> list[str]:
+    """The ids of tool results folded into the step (``observation_ids``, optional)."""
+    ids = row.get("observation_ids", [])
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise InputError(doc.path, f"line {n}: 'observation_ids' must be a list of strings")
+    return ids
+
+
 @guarded(NAME)
 def read(doc: Document) -> Trajectory:
     value = records(doc)
@@ -63,7 +71,7 @@ def read(doc: Document) -> Trajectory:
         steps.append(Step(index=index, label=str(row.get("label") or row["agent"]), agent=row["agent"],
                           content=row["content"], source_id=_opt(row, "source_id"), role=_opt(row, "role"),
                           parent_id=_opt(row, "parent_id"), phase=_opt(row, "phase"),
-                          observation_ids=[str(o) for o in row.get("observation_ids") or []]))
+                          observation_ids=_ids(row, n, doc)))
     if not steps:
         raise InputError(doc.path, "no steps after the header")
     gold = _gold(header.get("gold"), steps, doc.path)

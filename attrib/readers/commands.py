@@ -23,7 +23,7 @@ from ..cli_options import LogFormatOpt
 from ..errors import InputError
 from ..text import first_line
 from ..trajectory import Step, Trajectory
-from . import format_names, load_log
+from . import format_names, is_format, load_log
 
 
 class Target(str, Enum):
@@ -34,7 +34,7 @@ class Target(str, Enum):
 
 
 def _load(path: Path, fmt: str) -> Trajectory:
-    if fmt != "auto" and fmt not in format_names():
+    if fmt != "auto" and not is_format(fmt):
         raise InputError(None, f"unknown format {fmt!r} (known: auto, {', '.join(format_names())})")
     return load_log(path, fmt)
 

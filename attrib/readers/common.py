@@ -45,8 +45,10 @@ class StepBuilder:
         self.steps.append(step)
         return step
 
-    def observe(self, text: str, source_id: str | None, name: str | None = None) -> Step | None:
-        """Fold a tool result / environment output into the latest step (the one that acted).
+    def observe(self, text: str, source_id: str | None, name: str | None = None,
+                into: int | None = None) -> Step | None:
+        """Fold a tool result / environment output into the latest step (the one that acted),
+        or into step ``into`` when the reader knows the caller (e.g. the calling agent's latest step).
 
         The rule every reader follows: the environment is not an agent. Its output is shown
         inside the step whose action produced it, as ``[tool result NAME] TEXT``, and its
@@ -55,14 +57,14 @@ class StepBuilder:
         """
         if not self.steps:
             return None
-        last = self.steps[-1]
+        last = self.steps[-1 if into is None else into]
         head = f"[tool result {name}]" if name else "[tool result]"
         content, cut = shorten_content(join_text(last.content, f"{head} {text.strip()}".rstrip()), self.limit)
         if cut and last.index not in self.truncated:
             self.truncated.append(last.index)
         ids = [*last.observation_ids, source_id] if source_id is not None else last.observation_ids
         step = last.model_copy(update={"content": content, "observation_ids": ids})
-        self.steps[-1] = step
+        self.steps[last.index] = step
         return step
 
 
@@ -149,6 +151,11 @@ def norm_id(value: str) -> str:
     """Comparison form of a source id: trimmed, case-folded, without a ``0x`` prefix."""
     v = value.strip().casefold()
     return v[2:] if v.startswith("0x") else v
+
+
+def as_dict(value: Any) -> dict:
+    """``value`` when it is a JSON object, else an empty one (optional nested objects of a source)."""
+    return value if isinstance(value, dict) else {}
 
 
 def first_key(item: dict, keys: tuple[str, ...]) -> Any:

@@ -23,6 +23,7 @@ from typing import Any
 from .. import jsonsafe
 from ..errors import InputError
 from .document import Document, existing_file
+from .folders import open_folder, task_folder
 
 _RECORDS = "_attrib_records"
 _NONE = object()
@@ -64,7 +65,13 @@ def _jsonl(lines: Iterable[str]) -> list[Any] | None:
 
 
 def open_lean(path: str | Path) -> Document:
-    """Open ``path`` keeping one copy of its content (see the module docstring)."""
+    """Open ``path`` keeping one copy of its content (see the module docstring).
+
+    A task folder, or one of its member files, opens as the folder (:mod:`attrib.readers.folders`).
+    """
+    folder = task_folder(path)
+    if folder is not None:
+        return open_folder(folder)
     p = existing_file(path)
     try:
         first = _first_char(p)
