@@ -68,6 +68,27 @@ class Candidate(BaseModel):
     note: str | None = None
 
 
+class HandoffDecision(BaseModel):
+    """CHIEF's explicit call on two adjacent steps of different agents that were both leading candidates:
+    an instruction and the step that carries it out, or a tool result and the step that reads it."""
+
+    upstream_step: int = Field(description="the earlier step: the instruction given, or the result produced")
+    downstream_step: int = Field(description="the next step: the one that carried the instruction out or read the result")
+    relation: Literal["instruction", "tool_result"] = Field(description="what the upstream step hands over")
+    at_fault: Literal["upstream", "downstream", "neither"] = Field(
+        description="upstream: the instruction (or result) itself was wrong; downstream: a sound one was executed (or read) wrongly")
+    reason: str = ""
+
+
+class Confidence(BaseModel):
+    """How settled CHIEF's answer is: did the final screening keep the whole-log reading, and what came second."""
+
+    whole_log_step: int | None = Field(None, description="backtracking's most likely step from reading the whole log, given before any verdict")
+    whole_log_reason: str | None = None
+    agrees: bool | None = Field(None, description="the final step equals whole_log_step (None when backtracking did not run)")
+    runner_up: Candidate | None = Field(None, description="the step the final screening ranked second, with its reason in note")
+
+
 class Attribution(BaseModel):
     schema_version: str = SCHEMA_VERSION
     case_id: str
@@ -87,4 +108,6 @@ class Attribution(BaseModel):
     notices: list[str] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     calls: list[CallRecord] = Field(default_factory=list)
+    confidence: Confidence | None = Field(None, description="CHIEF only: agreement with the whole-log reading, and the runner-up")
+    handoffs: list[HandoffDecision] = Field(default_factory=list, description="CHIEF only: planner-or-executor decisions on adjacent candidates")
     details: dict[str, Any] = Field(default_factory=dict, description="method-specific evidence (e.g. CHIEF's graph)")

@@ -1,21 +1,24 @@
 """M1 stage 2b: causal edges at three levels.
 
 - subtask edges link consecutive subtasks (data dependency or logical prerequisite);
-- agent edges link agents inside one subtask (six types);
-both carry counterfactual patterns (upstream bias -> downstream anomaly) tagged with
-the screening scenario they serve;
-- step edges are data snapshots: a producer step, a later consumer step, the data
-item and its type. Literal values found mechanically (:mod:`attrib.chief.evidence`)
+- agent edges link agents inside one subtask (six types); an edge between two
+different agents carries one counterfactual pattern (upstream bias -> downstream
+anomaly) tagged with the screening scenario it serves, a self-loop carries none;
+- step edges are data snapshots: a producer step, a later consumer step and the data
+item the answer depends on. Literal values found mechanically (:mod:`attrib.chief.evidence`)
 add step edges of origin ``literal``.
+
+The drafts ask only for what later stages read, in short fields (output tokens are
+CHIEF's largest cost).
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from ..agents import agent_key
 from ..trajectory import Trajectory
-from .graph import AgentEdge, AgentEdgeType, CausalGraph, DataType, Pattern, StepEdge, SubtaskEdge, SubtaskEdgeType
+from .graph import AgentEdge, AgentEdgeType, CausalGraph, Pattern, StepEdge, SubtaskEdge, SubtaskEdgeType
 
 MAX_LITERAL_EDGES = 20
 
@@ -24,7 +27,6 @@ class SubtaskEdgeDraft(BaseModel):
     source: str
     target: str
     type: SubtaskEdgeType
-    patterns: list[Pattern]
 
 
 class AgentEdgeDraft(BaseModel):
@@ -32,14 +34,13 @@ class AgentEdgeDraft(BaseModel):
     source: str
     target: str
     type: AgentEdgeType
-    patterns: list[Pattern]
+    patterns: list[Pattern] = Field(description="one pattern between two different agents, none on a self-loop")
 
 
 class StepEdgeDraft(BaseModel):
     producer: int
     consumer: int
-    data: str
-    data_type: DataType
+    data: str = Field(description="the value, a few words")
 
 
 def edge_problems(sub: list[SubtaskEdgeDraft], agt: list[AgentEdgeDraft], steps: list[StepEdgeDraft],
@@ -68,9 +69,13 @@ def edge_problems(sub: list[SubtaskEdgeDraft], agt: list[AgentEdgeDraft], steps:
 def build_edges(graph: CausalGraph, traj: Trajectory, sub: list[SubtaskEdgeDraft], agt: list[AgentEdgeDraft],
                 steps: list[StepEdgeDraft]) -> None:
     graph.subtask_edges = [SubtaskEdge(**e.model_dump()) for e in sub]
-    graph.agent_edges = [AgentEdge(subtask=e.subtask, source=traj.resolve_agent(e.source) or e.source,
-                                   target=traj.resolve_agent(e.target) or e.target, type=e.type, patterns=e.patterns)
-                         for e in agt if agent_key(e.source) != agent_key(e.target) or e.type == "loop_control"]
+    graph.agent_edges = []
+    for e in agt:
+        crosses = agent_key(e.source) != agent_key(e.target)
+        if crosses or e.type == "loop_control":
+            graph.agent_edges.append(AgentEdge(subtask=e.subtask, source=traj.resolve_agent(e.source) or e.source,
+                                               target=traj.resolve_agent(e.target) or e.target, type=e.type,
+                                               patterns=e.patterns[:1] if crosses else []))
     graph.step_edges = [StepEdge(**e.model_dump(), origin="llm") for e in steps]
     graph.step_edges += literal_step_edges(graph)
 

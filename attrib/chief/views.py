@@ -1,16 +1,16 @@
-"""Compact text views of a log and of the causal graph, sized for CHIEF's prompts.
+"""Compact text views of the causal graph for CHIEF's prompts: a map, placed after the shared prefix.
 
-Only the graph stage sees the whole log; the other stages get an *outline* (the
-start of every step, sized to a token budget), the graph in compact form, and
-the full text of just the steps they must judge. Views are deterministic, so
-identical inputs give byte-identical prompts (and cache hits).
+Every stage reads the whole log in the shared prefix (:mod:`attrib.chief.prefix`);
+these views only help it find its way (subtasks, agent nodes in a few words, edges,
+mechanical evidence) and show, side by side, the adjacent steps a stage must weigh
+against each other. Views are deterministic, so identical inputs give identical prompts.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..render import render_steps, shorten
+from ..render import render_steps
 from ..trajectory import Trajectory
 from .evidence import render_literal_flows, render_loop_groups
 from .graph import CausalGraph
@@ -24,15 +24,8 @@ def _flat(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def outline(traj: Trajectory, budget_tokens: int, *, min_chars: int = 60, max_chars: int = 400) -> str:
-    """One line per step: ``[i] Agent: first N characters``, N chosen so the outline fits ``budget_tokens``."""
-    n = traj.n_steps
-    chars = max(min_chars, min(max_chars, (budget_tokens * 4) // max(n, 1) - 20))
-    return "\n".join(f"[{s.index}] {s.agent}: {_flat(s.content, chars)}" for s in traj.steps)
-
-
 def subtasks_text(graph: CausalGraph) -> str:
-    return "\n".join(f"{s.id} {s.name} (steps {s.start}-{s.end}): {s.description}" for s in graph.subtasks)
+    return "\n".join(f"{s.id} {s.name} (steps {s.start}-{s.end})" for s in graph.subtasks)
 
 
 def evidence_text(graph: CausalGraph, steps: set[int] | None = None, flows: bool = True) -> str:
@@ -57,7 +50,8 @@ def graph_text(graph: CausalGraph, *, patterns: bool = True, evidence: bool = Tr
     lines: list[str] = []
     keep = {s.id for s in graph.subtasks if focus is None or focus & set(s.steps)}
     for s in (s for s in graph.subtasks if s.id in keep):
-        lines.append(f"{s.id} {s.name} (steps {s.start}-{s.end}): {_flat(s.description, field_chars)}")
+        desc = f": {_flat(s.description, field_chars)}" if s.description else ""
+        lines.append(f"{s.id} {s.name} (steps {s.start}-{s.end}){desc}")
         for node in (n for n in graph.agent_nodes if n.subtask == s.id and (focus is None or focus & set(n.steps))):
             steps = ",".join(map(str, node.steps))
             lines.append(f"  - {node.agent} [steps {steps}] O: {_flat(node.observation, field_chars)} | "
@@ -72,7 +66,7 @@ def graph_text(graph: CausalGraph, *, patterns: bool = True, evidence: bool = Tr
     step_edges = [e for e in graph.step_edges if focus is None or {e.producer, e.consumer} & focus]
     if step_edges:
         lines.append("Data flow between steps: " + "; ".join(
-            f"{e.producer}->{e.consumer} {_flat(e.data, 80)} ({e.data_type})" for e in step_edges[:30]))
+            f"{e.producer}->{e.consumer} {_flat(e.data, 80)}" for e in step_edges[:30]))
     if evidence and graph.loop_groups:  # literal flows are already among the step edges above
         lines.append(evidence_text(graph, focus, flows=False))
     return "\n".join(lines)
@@ -94,18 +88,12 @@ def oracles_text(graph: CausalGraph, subtasks: set[str] | None = None) -> str:
     return "\n".join(out)
 
 
-def candidate_steps_text(traj: Trajectory, steps: list[int], budget_tokens: int) -> str:
-    """Full text of the candidate steps, each cut to an equal share of the budget."""
-    chosen = [traj.steps[i] for i in sorted(set(steps)) if 0 <= i < traj.n_steps]
-    if not chosen:
-        return "(none)"
-    per_step = max(300, (budget_tokens * 4) // len(chosen))
-    return render_steps(chosen, per_step)
+def pair_text(traj: Trajectory, pairs: list[tuple[int, int]], cap: int | None) -> str:
+    """Each (upstream, downstream) pair of adjacent steps, both in full (up to ``cap``), one after the other."""
+    blocks = []
+    for a, b in pairs:
+        blocks.append(f"Pair {a} -> {b}:\n" + render_steps([traj.steps[a], traj.steps[b]], cap))
+    return "\n".join(blocks)
 
 
-def full_log_text(traj: Trajectory, limit: int | None) -> str:
-    return render_steps(traj.steps, limit)
-
-
-__all__ = ["candidate_steps_text", "evidence_text", "full_log_text", "graph_text", "oracles_text", "outline",
-           "shorten", "subtasks_text"]
+__all__ = ["evidence_text", "graph_text", "oracles_text", "pair_text", "subtasks_text"]

@@ -1,0 +1,66 @@
+"""The one prefix every CHIEF call starts with: system prompt, task block, then the whole log.
+
+Every stage (graph, reflection, backtracking, screening, the ablations' direct call)
+sends ``[system, user]`` where the user message is this case's prefix text followed by
+the stage's own instructions, exemplars, graph and answer format. The prefix is the
+same bytes for every stage of a case, and it is the head of All-at-Once's prompt as
+well (same wording, same rendering, same per-step cap), so a provider's prompt cache
+serves the log from the second call on.
+
+The per-step cap is chosen once per case (the largest of :data:`attrib.render.BUDGETS`
+whose prefix leaves room for the largest stage), so all stages keep the same bytes even
+for logs that must be shortened to fit the context window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import prompts
+from ..methods.context import RunContext
+from ..render import BUDGETS, render_steps
+
+STAGE_ROOM = 6000  # tokens left for the largest stage's instructions and graph, beside its answer
+ANSWER_ROOM = 3000  # tokens reserved for the largest stage's answer
+
+
+@dataclass
+class Prefix:
+    """The rendered prefix of one case, and which steps it shortened."""
+
+    text: str
+    cap: int | None
+    shortened: list[int] = field(default_factory=list)
+
+    def messages(self, ctx: RunContext, template: str, **values: object) -> list[dict[str, str]]:
+        """``[system, user]``: the shared prefix, a blank line, then the stage template rendered with the task values."""
+        stage = prompts.render(template, **{**ctx.task_values(), **values})
+        return [{"role": "system", "content": prompts.template("system")},
+                {"role": "user", "content": self.text + "\n\n" + stage}]
+
+    def build(self, ctx: RunContext, template: str, **values: object):
+        """A ``build(budget)`` callable for :meth:`RunContext.ask` that always sends this prefix."""
+        return lambda _budget: self.messages(ctx, template, **values)
+
+
+def render_prefix(ctx: RunContext, cap: int | None) -> Prefix:
+    t = ctx.traj
+    text = prompts.render("chief/prefix", **ctx.task_values(), steps=render_steps(t.steps, cap))
+    shortened = [] if cap is None else [s.index for s in t.steps if len(s.content.strip()) > cap]
+    return Prefix(text=text, cap=cap, shortened=shortened)
+
+
+def shared_prefix(ctx: RunContext) -> Prefix:
+    """The case's prefix at the largest per-step cap that leaves room for every stage (see the module docstring)."""
+    client = ctx.client
+    for cap in BUDGETS:
+        prefix = render_prefix(ctx, cap)
+        if client is None:
+            return prefix
+        room = [{"role": "system", "content": prompts.template("system")},
+                {"role": "user", "content": prefix.text + "\n" + "x " * STAGE_ROOM}]
+        if client.fits_estimate(client.estimate(room, {"type": "object"}, ANSWER_ROOM), ANSWER_ROOM):
+            if cap is not None:
+                ctx.notice(f"step contents were shortened to {cap} characters each (head and tail kept) to fit the context window")
+            return prefix
+    return render_prefix(ctx, BUDGETS[-1])
