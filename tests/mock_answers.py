@@ -73,7 +73,7 @@ def _quote(rng: random.Random, content: str) -> str:
     if len(words) <= 6:
         return " ".join(words) or "(empty step)"
     start = rng.randrange(0, len(words) - 5)
-    return " ".join(words[start:start + rng.randint(4, 7)])
+    return " ".join(words[start:start + rng.randint(3, 6)])
 
 
 def _graph(n: int, schema: dict, body: dict, rng: random.Random) -> dict:
@@ -85,13 +85,13 @@ def _graph(n: int, schema: dict, body: dict, rng: random.Random) -> dict:
     for sid, sub in zip(ids, subtasks):
         acting = [log[i][0] for i in range(sub["start"], sub["end"] + 1) if i in log and log[i][0] in allowed] or allowed[:1]
         for agent in dict.fromkeys(acting):
-            nodes.append({"subtask": sid, "agent": agent, **{f: _text(rng, 3, 8) for f in ("observation", "thought", "action", "result")}})
-        handovers = list(dict.fromkeys((a, b) for a, b in zip(acting, acting[1:]) if a != b))[:3]
+            nodes.append({"subtask": sid, "agent": agent, **{f: _text(rng, 2, 6) for f in ("observation", "thought", "action", "result")}})
+        handovers = list(dict.fromkeys((a, b) for a, b in zip(acting, acting[1:]) if a != b))[:2]
         agt += [{"subtask": sid, "source": a, "target": b, "type": rng.choice(_AGENT_EDGES),
-                 "patterns": [{"scenario": rng.choice(_SCENARIOS), "bias": _text(rng, 3, 7), "anomaly": _text(rng, 3, 7)}]}
+                 "patterns": [{"scenario": rng.choice(_SCENARIOS), "bias": _text(rng, 2, 5), "anomaly": _text(rng, 2, 5)}]}
                 for a, b in handovers]
     sub = [{"source": a, "target": b, "type": rng.choice(["data_dependency", "logical_prereq"])} for a, b in zip(ids, ids[1:])]
-    k = min(6, max(1, n // 3))
+    k = min(5, max(1, n // 3))
     producers = sorted(rng.sample(range(max(n - 1, 1)), min(k, max(n - 1, 1))))
     edges = [{"producer": p, "consumer": min(n - 1, p + rng.randint(1, 3)), "data": _text(rng, 2, 5)} for p in producers]
     return {"subtasks": subtasks, "agent_nodes": nodes, "subtask_edges": sub, "agent_edges": agt,
@@ -101,17 +101,18 @@ def _graph(n: int, schema: dict, body: dict, rng: random.Random) -> dict:
 def _backtracking(n: int, schema: dict, body: dict, rng: random.Random) -> dict:
     ids, agents = _enum(schema, "SubtaskVerdict", "subtask"), _enum(schema, "AgentVerdict", "agent")
     log = _log(body)
-    oracles = [{"subtask": s, "goal": _text(rng, 5, 10), "key_evidence": [_text(rng, 4, 8) for _ in range(rng.randint(1, 2))],
-                "acceptance_criteria": [_text(rng, 4, 8) for _ in range(rng.randint(1, 2))]} for s in ids]
+    items = lambda: [_text(rng, 3, 7) for _ in range(1 if rng.random() < 0.7 else 2)]  # noqa: E731
+    oracles = [{"subtask": s, "goal": _text(rng, 3, 8), "key_evidence": items(), "acceptance_criteria": items()} for s in ids]
     flagged = ids[-1:] if len(ids) < 2 else rng.sample(ids, 2)
     ranked = rng.sample(range(n), min(rng.randint(4, 6), n))
     judged = sorted(ranked[: min(len(ranked), rng.randint(3, 5))])
     return {"most_likely_step": rng.choice(ranked[:2]), "most_likely_reason": _text(rng, 12, 22), "oracles": oracles,
-            "subtask_verdicts": [{"subtask": s, "discrepancy": s in flagged, "reason": _text(rng, 8, 16)} for s in reversed(ids)],
-            "agent_verdicts": [{"subtask": s, "agent": a, "discrepancy": i == 0, "reason": _text(rng, 8, 16)}
-                               for s in flagged for i, a in enumerate(rng.sample(agents, min(2, len(agents))))],
+            "subtask_verdicts": [{"subtask": s, "discrepancy": s in flagged,
+                                  "reason": _text(rng, 8, 14) if s in flagged else _text(rng, 4, 8)} for s in reversed(ids)],
+            "agent_verdicts": [{"subtask": s, "agent": a, "discrepancy": i == 0, "reason": _text(rng, 6, 12)}
+                               for s in flagged for i, a in enumerate(rng.sample(agents, min(rng.randint(1, 2), len(agents))))],
             "step_verdicts": [{"step": x, "quote": _quote(rng, log.get(x, ("", ""))[1]), "discrepancy": True,
-                               "reason": _text(rng, 10, 18)} for x in judged],
+                               "reason": _text(rng, 8, 14)} for x in judged],
             "ranked_steps": ranked}
 
 

@@ -21,7 +21,7 @@ from .graph import CausalGraph
 
 LEADING = 3  # the first ranked candidates (plus the whole-log reading) that open a pair
 MAX_PAIRS = 2
-PAIR_CHARS = 4000  # each step of a pair is repeated up to this many characters (the log above has it whole)
+PAIR_CHARS = 1500  # each step of a pair is repeated up to this many characters, head and tail (the log above has it whole)
 
 
 class HandoffAnswer(BaseModel):

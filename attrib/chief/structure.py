@@ -26,7 +26,7 @@ from .otar import AgentNodeDraft, build_nodes, node_problems
 from .prefix import Prefix
 from .views import evidence_text
 
-MAX_STEP_EDGES = 6
+MAX_STEP_EDGES = 5
 
 
 class GraphDraft(BaseModel):
