@@ -3,7 +3,8 @@
 Runs CHIEF (full, by default) on each log against the local mock endpoint with realistic
 answers (tests/mock_answers.py), counting with tiktoken (cl100k_base): each stage's output
 tokens, its input tokens, and the share of its input that is the case's shared prefix
-(system prompt, task block, whole log; identical bytes in every stage and in All-at-Once).
+(system prompt, task block, whole log; identical bytes in every stage and in All-at-Once),
+and that share with the judging rules every CHIEF stage sends right after the log.
 Usage:  python scripts/bench_chief_stages.py [--data ../shared/datasets/who_and_when] [--limit N]
         [--modules full] [--kb-dir DIR]
 """
@@ -20,7 +21,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from attrib import load_log
+from attrib import load_log, prompts
 from attrib.api import make_client, predict_async
 from attrib.llm.tokens import count_tokens
 from attrib.readers import iter_log_paths
@@ -45,15 +46,19 @@ class Meter:
 
     def __init__(self, respond) -> None:
         self.respond = respond
-        self.rows: dict[str, list[tuple[int, int, float]]] = defaultdict(list)
+        self.rows: dict[str, list[tuple[int, int, float, float]]] = defaultdict(list)
+        self.rules = "\n\n" + prompts.template("chief/rules")
 
     def __call__(self, body: dict) -> str:
         reply = self.respond(body)
         name = body["response_format"]["json_schema"]["name"]
         system, user = body["messages"][0]["content"], body["messages"][1]["content"]
-        head = count_tokens(system) + count_tokens(user[: prefix_end(user)])
+        end = prefix_end(user)
+        assert user[end:].startswith(self.rules)
+        head = count_tokens(system) + count_tokens(user[:end])
+        shared = count_tokens(system) + count_tokens(user[: end + len(self.rules)])
         total = count_tokens(system) + sum(count_tokens(m["content"]) for m in body["messages"][1:])
-        self.rows[name].append((count_tokens(reply), total, head / total))
+        self.rows[name].append((count_tokens(reply), total, head / total, shared / total))
         return reply
 
 
@@ -78,7 +83,7 @@ def main() -> None:
     os.environ.setdefault("ATTRIB_CACHE_DIR", tempfile.mkdtemp(prefix="attrib-bench-"))
     print(f"CHIEF ({args.modules}) per stage, tiktoken cl100k_base counts, realistic mock answers")
     print(f"{'subset':<20} {'stage':<14} {'calls':>5} {'out mean':>9} {'out max':>8} {'in mean':>8} "
-          f"{'prefix share mean':>18} {'min':>6}")
+          f"{'prefix share mean':>18} {'min':>6} {'+rules mean':>12}")
     for subset in SUBSETS:
         paths = list(iter_log_paths([Path(args.data) / subset]))[: args.limit]
         meter = Meter(make_realistic_responder())
@@ -86,10 +91,11 @@ def main() -> None:
             atts = asyncio.run(run(paths, srv.url, args.modules, args.kb_dir))
         bad = [a for a in atts if a.status != "ok"]
         for name, rows in meter.rows.items():
-            outs, ins, shares = zip(*rows)
+            outs, ins, shares, shared = zip(*rows)
             print(f"{subset:<20} {name:<14} {len(rows):>5} {statistics.mean(outs):>9.0f} {max(outs):>8} "
-                  f"{statistics.mean(ins):>8.0f} {statistics.mean(shares):>17.1%} {min(shares):>6.1%}")
-        per_case = sum(o for rows in meter.rows.values() for o, _, _ in rows) / max(len(atts), 1)
+                  f"{statistics.mean(ins):>8.0f} {statistics.mean(shares):>17.1%} {min(shares):>6.1%} "
+                  f"{statistics.mean(shared):>11.1%}")
+        per_case = sum(r[0] for rows in meter.rows.values() for r in rows) / max(len(atts), 1)
         print(f"{subset:<20} {'per case':<14} {len(atts):>5} {per_case:>9.0f}   (output tokens; {len(bad)} not ok)")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from attrib import prompts
 from attrib.api import predict
 from attrib.llm.tokens import count_tokens
 from attrib.readers import load_log
@@ -42,6 +43,7 @@ def test_every_stage_shares_all_at_once_prefix(hand_dir, mock_server, make_llm, 
         messages = req.body["messages"]
         assert [m["role"] for m in messages] == ["system", "user"]
         assert messages[0]["content"] == system
-        assert messages[1]["content"].startswith(head + "\n\n")
+        # then the judging rules, shared by every CHIEF stage, before the stage's own instructions
+        assert messages[1]["content"].startswith(head + "\n\n" + prompts.template("chief/rules") + "\n\n")
         share = head_tokens / (count_tokens(system) + count_tokens(messages[1]["content"]))
         assert share >= 0.60, (name, round(share, 3), messages[1]["content"][len(head):][:200])

@@ -130,12 +130,12 @@ def derive_candidates(ans: Backtracking, ctx: RunContext, graph: CausalGraph) ->
     return notes
 
 
-async def backtrack(ctx: RunContext, graph: CausalGraph, exemplars: str, prefix: Prefix, rules: str) -> list[str]:
+async def backtrack(ctx: RunContext, graph: CausalGraph, exemplars: str, prefix: Prefix) -> list[str]:
     view = graph_text(graph, agent_patterns=False)
     t = ctx.traj
     try:
         ans = await ctx.ask("chief.backtrack",
-                            prefix.build(ctx, "chief/backtrack", rules=rules, exemplars=exemplars, graph=view,
+                            prefix.build(ctx, "chief/backtrack", exemplars=exemplars, graph=view,
                                          max_candidates=MAX_CANDIDATES),
                             Backtracking, schema=backtrack_schema(ctx, graph),
                             validate=lambda a: _problems(a, ctx, graph), max_tokens=2500)

@@ -59,14 +59,14 @@ def candidates_text(graph: CausalGraph, allowed: list[int]) -> str:
     return "\n".join(lines)
 
 
-async def attribute(ctx: RunContext, graph: CausalGraph, prefix: Prefix, rules: str) -> Screening:
+async def attribute(ctx: RunContext, graph: CausalGraph, prefix: Prefix) -> Screening:
     t = ctx.traj
     allowed = allowed_steps(graph)
     every_step = len(allowed) == t.n_steps
     choose = ("Choose any step of the log." if every_step else
               f"Choose among the candidates and the steps allowed beside them ({', '.join(map(str, allowed))}).")
     focus = None if every_step else set(allowed)
-    view = graph_text(graph, focus=focus, field_chars=90)
+    view = graph_text(graph, focus=focus, nodes=False)
     keep = {s.id for s in graph.subtasks if focus is None or focus & set(s.steps)}
     orc = f"Virtual oracles of these subtasks:\n{oracles_text(graph, keep)}\n" if graph.oracles else ""
     cands = "every step of the log (no backtracking ran)" if every_step else candidates_text(graph, allowed)
@@ -89,7 +89,7 @@ async def attribute(ctx: RunContext, graph: CausalGraph, prefix: Prefix, rules: 
     schema = constrain_defs(schema, {"HandoffAnswer": {"upstream_step": {"enum": ups}, "downstream_step": {"enum": downs}}})
     schema["properties"]["handoffs"].update(minItems=len(pairs), maxItems=len(pairs))
     ans = await ctx.ask("chief.attribute",
-                        prefix.build(ctx, "chief/attribute", rules=rules, graph=view, oracles=orc, candidates=cands,
+                        prefix.build(ctx, "chief/attribute", graph=view, oracles=orc, candidates=cands,
                                      pairs=shown, handoff_rule=handoff_rule(pairs), choose_from=choose),
                         Screening, validate=validate, max_tokens=1200, schema=schema)
     graph.screening = {"local": ans.local, "planning_control": ans.planning_control, "data_flow": ans.data_flow,

@@ -15,7 +15,6 @@ the prefix. The graph answer is kept short, since output tokens are not cached.
 
 from __future__ import annotations
 
-from .. import prompts
 from ..attribution import Candidate, Confidence
 from ..errors import ConfigError
 from ..methods.answers import AgentStepAnswer, agent_step_schema, agent_step_validator
@@ -56,13 +55,12 @@ async def run(ctx: RunContext) -> MethodResult:
         raise ConfigError(f"--chief-modules must be one of {', '.join(MODULES)}, not {modules!r}")
     t = ctx.traj
     graph, exemplar_text, prefix = await build_graph(ctx)
-    rules = prompts.template("chief/rules")
     details = {"chief_modules": modules}
     notes: list[str] = []
 
     if modules == "m1":
         try:
-            ans = await ctx.ask("chief.direct", prefix.build(ctx, "chief/direct", rules=rules, graph=graph_text(graph)),
+            ans = await ctx.ask("chief.direct", prefix.build(ctx, "chief/direct", graph=graph_text(graph)),
                                 AgentStepAnswer, schema=agent_step_schema(t), validate=agent_step_validator(t))
         except InvalidAnswer as exc:
             return _invalid(graph, details, exc)
@@ -72,7 +70,7 @@ async def run(ctx: RunContext) -> MethodResult:
         return _result(graph, ans.reason, details, stages="M1 graph + direct attribution")
 
     if modules in ("full", "m1+m2"):
-        notes = await backtrack(ctx, graph, exemplar_text, prefix, rules)
+        notes = await backtrack(ctx, graph, exemplar_text, prefix)
     else:
         graph.candidate_steps = list(range(t.n_steps))
 
@@ -89,7 +87,7 @@ async def run(ctx: RunContext) -> MethodResult:
                        stages="M1 graph + M2 backtracking", notes=notes)
 
     try:
-        ans = await attribute(ctx, graph, prefix, rules)
+        ans = await attribute(ctx, graph, prefix)
     except InvalidAnswer as exc:
         return _invalid(graph, details, exc)
     graph.root_agent, graph.root_step = t.resolve_agent(ans.agent), ans.step

@@ -1,11 +1,12 @@
 """The one prefix every CHIEF call starts with: system prompt, task block, then the whole log.
 
 Every stage (graph, reflection, backtracking, screening, the ablations' direct call)
-sends ``[system, user]`` where the user message is this case's prefix text followed by
-the stage's own instructions, exemplars, graph and answer format. The prefix is the
-same bytes for every stage of a case, and it is the head of All-at-Once's prompt as
-well (same wording, same rendering, same per-step cap), so a provider's prompt cache
-serves the log from the second call on.
+sends ``[system, user]`` where the user message is this case's prefix text, then the
+judging rules every stage shares (``prompts/chief/rules.txt``), then the stage's own
+instructions, exemplars, graph and answer format. The prefix is the same bytes for every
+stage of a case, and it is the head of All-at-Once's prompt as well (same wording, same
+rendering, same per-step cap), so a provider's prompt cache serves the log from the
+second call on (and the rules with it, across CHIEF's stages).
 
 The per-step cap is chosen once per case (the largest of :data:`attrib.render.BUDGETS`
 whose prefix leaves room for the largest stage), so all stages keep the same bytes even
@@ -36,7 +37,7 @@ class Prefix:
         """``[system, user]``: the shared prefix, a blank line, then the stage template rendered with the task values."""
         stage = prompts.render(template, **{**ctx.task_values(), **values})
         return [{"role": "system", "content": prompts.template("system")},
-                {"role": "user", "content": self.text + "\n\n" + stage}]
+                {"role": "user", "content": self.text + "\n\n" + prompts.template("chief/rules") + "\n\n" + stage}]
 
     def build(self, ctx: RunContext, template: str, **values: object):
         """A ``build(budget)`` callable for :meth:`RunContext.ask` that always sends this prefix."""

@@ -41,11 +41,11 @@ def evidence_text(graph: CausalGraph, steps: set[int] | None = None, flows: bool
 
 
 def graph_text(graph: CausalGraph, *, patterns: bool = True, evidence: bool = True, field_chars: int = FIELD_CHARS,
-               focus: set[int] | None = None, agent_patterns: bool = True) -> str:
+               focus: set[int] | None = None, agent_patterns: bool = True, nodes: bool = True) -> str:
     """The graph in compact lines: subtasks with their agent nodes, then edges, then evidence.
 
     With ``focus`` (a set of steps), only the subtasks holding those steps, the edges touching them
-    and the evidence about them are shown.
+    and the evidence about them are shown; without ``nodes``, agent nodes are listed by name and steps only.
     """
     lines: list[str] = []
     keep = {s.id for s in graph.subtasks if focus is None or focus & set(s.steps)}
@@ -54,6 +54,9 @@ def graph_text(graph: CausalGraph, *, patterns: bool = True, evidence: bool = Tr
         lines.append(f"{s.id} {s.name} (steps {s.start}-{s.end}){desc}")
         for node in (n for n in graph.agent_nodes if n.subtask == s.id and (focus is None or focus & set(n.steps))):
             steps = ",".join(map(str, node.steps))
+            if not nodes:
+                lines.append(f"  - {node.agent} [steps {steps}]")
+                continue
             lines.append(f"  - {node.agent} [steps {steps}] O: {_flat(node.observation, field_chars)} | "
                          f"T: {_flat(node.thought, field_chars)} | A: {_flat(node.action, field_chars)} | "
                          f"R: {_flat(node.result, field_chars)}")
