@@ -27,8 +27,8 @@ from attrib.llm.tokens import count_tokens
 from attrib.readers import iter_log_paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # test doubles live under tests/
-from mock_answers import make_realistic_responder  # noqa: E402
-from mockserver import MockServer  # noqa: E402
+from mock_answers import make_realistic_responder
+from mockserver import MockServer
 
 SUBSETS = ("algorithm-generated", "hand-crafted")
 _LAST = re.compile(r"The log has (\d+) steps")

@@ -101,7 +101,7 @@ def _graph(n: int, schema: dict, body: dict, rng: random.Random) -> dict:
 def _backtracking(n: int, schema: dict, body: dict, rng: random.Random) -> dict:
     ids, agents = _enum(schema, "SubtaskVerdict", "subtask"), _enum(schema, "AgentVerdict", "agent")
     log = _log(body)
-    items = lambda: [_text(rng, 3, 7) for _ in range(1 if rng.random() < 0.7 else 2)]  # noqa: E731
+    items = lambda: [_text(rng, 3, 7) for _ in range(1 if rng.random() < 0.7 else 2)]
     oracles = [{"subtask": s, "goal": _text(rng, 3, 8), "key_evidence": items(), "acceptance_criteria": items()} for s in ids]
     flagged = ids[-1:] if len(ids) < 2 else rng.sample(ids, 2)
     ranked = rng.sample(range(n), min(rng.randint(4, 6), n))

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from mock_answers import make_realistic_responder
 from typer.testing import CliRunner
 
 from attrib.api import predict
-from attrib.chief.decompose import range_problems, SubtaskDraft
+from attrib.chief.decompose import SubtaskDraft, range_problems
 from attrib.chief.graph import CausalGraph
-from mock_answers import make_realistic_responder
 from attrib.readers import load_log
 
 MODULE_CALLS = {"full": 3, "m1": 2, "m1+m2": 2, "m1+m3": 2}

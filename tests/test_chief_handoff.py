@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 
+from mock_answers import make_realistic_responder
 from typer.testing import CliRunner
 
 from attrib.chief.graph import CausalGraph
 from attrib.chief.handoff import PAIR_CHARS
 from attrib.readers import load_log
 from attrib.render import render_steps
-from mock_answers import make_realistic_responder
 
 
 def _name(body: dict) -> str:

@@ -19,7 +19,14 @@ from ..llm.schema import constrain, constrain_defs, schema_for
 from ..methods.answers import check_agent, check_step
 from ..methods.context import RunContext
 from .graph import CausalGraph, StageView
-from .handoff import PAIR_CHARS, HandoffAnswer, handoff_pairs, handoff_problems, handoff_rule, to_decisions
+from .handoff import (
+    PAIR_CHARS,
+    HandoffAnswer,
+    handoff_pairs,
+    handoff_problems,
+    handoff_rule,
+    to_decisions,
+)
 from .prefix import Prefix
 from .views import graph_text, oracles_text, pair_text
 

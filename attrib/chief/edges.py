@@ -18,7 +18,15 @@ from pydantic import BaseModel, Field
 
 from ..agents import agent_key
 from ..trajectory import Trajectory
-from .graph import AgentEdge, AgentEdgeType, CausalGraph, Pattern, StepEdge, SubtaskEdge, SubtaskEdgeType
+from .graph import (
+    AgentEdge,
+    AgentEdgeType,
+    CausalGraph,
+    Pattern,
+    StepEdge,
+    SubtaskEdge,
+    SubtaskEdgeType,
+)
 
 MAX_LITERAL_EDGES = 20
 
@@ -52,17 +60,17 @@ def edge_problems(sub: list[SubtaskEdgeDraft], agt: list[AgentEdgeDraft], steps:
             problems.append(f"subtask edge {e.source}->{e.target} names an unknown subtask")
         elif ids.index(e.target) != ids.index(e.source) + 1:
             problems.append(f"subtask edge {e.source}->{e.target} does not join consecutive subtasks")
-    for e in agt:
-        if e.subtask not in ids:
-            problems.append(f"agent edge in unknown subtask {e.subtask!r}")
-        for name in (e.source, e.target):
+    for a in agt:
+        if a.subtask not in ids:
+            problems.append(f"agent edge in unknown subtask {a.subtask!r}")
+        for name in (a.source, a.target):
             if traj.resolve_agent(name) is None:
                 problems.append(f"agent edge names {name!r}, not an agent of this log")
-    for e in steps:
-        if not (0 <= e.producer < traj.n_steps and 0 <= e.consumer < traj.n_steps):
-            problems.append(f"step edge {e.producer}->{e.consumer} is outside the log (0-{traj.n_steps - 1})")
-        elif e.producer >= e.consumer:
-            problems.append(f"step edge {e.producer}->{e.consumer} must go from an earlier step to a later one")
+    for s in steps:
+        if not (0 <= s.producer < traj.n_steps and 0 <= s.consumer < traj.n_steps):
+            problems.append(f"step edge {s.producer}->{s.consumer} is outside the log (0-{traj.n_steps - 1})")
+        elif s.producer >= s.consumer:
+            problems.append(f"step edge {s.producer}->{s.consumer} must go from an earlier step to a later one")
     return problems
 
 

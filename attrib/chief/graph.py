@@ -94,8 +94,8 @@ class Verdict(BaseModel):
     target: str
     discrepancy: bool
     reason: str = ""
-    quote: str = Field("", description="step verdicts: words the verdict quotes from the step it judges")
-    quote_found: bool | None = Field(None, description="step verdicts: whether the quote occurs in that step's text")
+    quote: str = Field(default="", description="step verdicts: words the verdict quotes from the step it judges")
+    quote_found: bool | None = Field(default=None, description="step verdicts: whether the quote occurs in that step's text")
 
 
 class StageView(BaseModel):
@@ -134,7 +134,7 @@ class CausalGraph(BaseModel):
     candidate_steps: list[int] = Field(default_factory=list)
     root_agent: str | None = None
     root_step: int | None = None
-    whole_log_step: int | None = Field(None, description="backtracking's most likely step from one whole-log reading, given first")
+    whole_log_step: int | None = Field(default=None, description="backtracking's most likely step from one whole-log reading, given first")
     whole_log_reason: str = ""
     screening: dict[str, str] = Field(default_factory=dict, description="what each M3 stage concluded")
     handoffs: list[HandoffDecision] = Field(default_factory=list, description="planner-or-executor decisions of the screening")

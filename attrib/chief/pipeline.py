@@ -87,11 +87,11 @@ async def run(ctx: RunContext) -> MethodResult:
                        stages="M1 graph + M2 backtracking", notes=notes)
 
     try:
-        ans = await attribute(ctx, graph, prefix)
+        final = await attribute(ctx, graph, prefix)
     except InvalidAnswer as exc:
         return _invalid(graph, details, exc)
-    graph.root_agent, graph.root_step = t.resolve_agent(ans.agent), ans.step
-    return _result(graph, ans.reason, details, notes=notes,
+    graph.root_agent, graph.root_step = t.resolve_agent(final.agent), final.step
+    return _result(graph, final.reason, details, notes=notes,
                    stages="M1 graph + M2 backtracking + M3 screening" if modules == "full" else "M1 graph + M3 screening")
 
 

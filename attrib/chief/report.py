@@ -22,7 +22,8 @@ from ..trajectory import Trajectory
 from .export import UNASSIGNED, Column, columns, flat, root_nodes, step_ranges
 from .graph import CausalGraph, Verdict
 from .report_assets import AGENT_COLORS, CSS, FLOW_COLOR, JS, SUB_COLOR, legend
-from .report_stages import judged_section, table as _table
+from .report_stages import judged_section
+from .report_stages import table as _table
 
 PAD, COL_W, GAP, HEAD_H = 16, 236, 84, 62
 NODE_X, NODE_HEAD, NODE_GAP = 14, 44, 22

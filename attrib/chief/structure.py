@@ -17,9 +17,24 @@ from pydantic import BaseModel
 
 from ..llm.schema import constrain_defs, schema_for
 from ..methods.context import InvalidAnswer, RunContext
-from .decompose import SubtaskDraft, draft_rules, max_subtasks, range_problems, reflect, remap, to_subtasks
-from .edges import (AgentEdgeDraft, StepEdgeDraft, SubtaskEdgeDraft, build_edges, edge_problems,
-                    fallback_subtask_edges, literal_step_edges)
+from .decompose import (
+    SubtaskDraft,
+    draft_rules,
+    max_subtasks,
+    range_problems,
+    reflect,
+    remap,
+    to_subtasks,
+)
+from .edges import (
+    AgentEdgeDraft,
+    StepEdgeDraft,
+    SubtaskEdgeDraft,
+    build_edges,
+    edge_problems,
+    fallback_subtask_edges,
+    literal_step_edges,
+)
 from .evidence import literal_flows, loop_groups
 from .graph import CausalGraph
 from .otar import AgentNodeDraft, build_nodes, node_problems

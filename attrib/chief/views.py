@@ -31,12 +31,12 @@ def subtasks_text(graph: CausalGraph) -> str:
 def evidence_text(graph: CausalGraph, steps: set[int] | None = None, flows: bool = True) -> str:
     """Loop groups and (with ``flows``) reused literal values; with ``steps``, only those touching these steps."""
     loops = [g for g in graph.loop_groups if steps is None or steps & set(g.steps)]
-    flows = [f for f in graph.literal_flows if flows and (steps is None or steps & {f.producer_step, *f.consumer_steps})]
+    reused = [f for f in graph.literal_flows if flows and (steps is None or steps & {f.producer_step, *f.consumer_steps})]
     parts = []
     if loops:
         parts.append("Loop groups (repeated near-identical behaviour):\n" + render_loop_groups(loops, limit=8))
-    if flows:
-        parts.append("Values produced at one step and reused later:\n" + render_literal_flows(flows, limit=6))
+    if reused:
+        parts.append("Values produced at one step and reused later:\n" + render_literal_flows(reused, limit=6))
     return "\n".join(parts) or "(no loops or reused values found)"
 
 
@@ -64,8 +64,8 @@ def graph_text(graph: CausalGraph, *, patterns: bool = True, evidence: bool = Tr
         lines.append("Edges:")
     for e in (e for e in graph.subtask_edges if e.source in keep or e.target in keep):
         lines.append(f"  {e.source} -> {e.target} ({e.type})" + _patterns(e.patterns, patterns, field_chars))
-    for e in (e for e in graph.agent_edges if e.subtask in keep):
-        lines.append(f"  {e.subtask}: {e.source} -> {e.target} ({e.type})" + _patterns(e.patterns, patterns and agent_patterns, field_chars))
+    for a in (a for a in graph.agent_edges if a.subtask in keep):
+        lines.append(f"  {a.subtask}: {a.source} -> {a.target} ({a.type})" + _patterns(a.patterns, patterns and agent_patterns, field_chars))
     step_edges = [e for e in graph.step_edges if focus is None or {e.producer, e.consumer} & focus]
     if step_edges:
         lines.append("Data flow between steps: " + "; ".join(
