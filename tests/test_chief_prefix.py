@@ -47,3 +47,15 @@ def test_every_stage_shares_all_at_once_prefix(hand_dir, mock_server, make_llm, 
         assert messages[1]["content"].startswith(head + "\n\n" + prompts.template("chief/rules") + "\n\n")
         share = head_tokens / (count_tokens(system) + count_tokens(messages[1]["content"]))
         assert share >= 0.60, (name, round(share, 3), messages[1]["content"][len(head):][:200])
+
+
+def test_log_too_long_for_the_window_is_cut_once_for_every_stage(hand_dir, mock_server, make_llm):
+    traj = load_log(hand_dir / "49.json")  # holds a 24k-character step
+    srv = mock_server(make_realistic_responder())
+    att = predict(traj, "chief", client=make_llm(srv, context_window=12000))
+    assert att.status == "ok", att.error
+    assert any("shortened to" in n for n in att.notices)
+    views = att.details["stage_views"]
+    assert len(views) == 3 and all(v["shortened"] and v["shortened"] == views[0]["shortened"] for v in views)
+    heads = {r.body["messages"][1]["content"].split("\n\nHow to judge", 1)[0] for r in srv.requests}
+    assert len(heads) == 1 and "characters cut by attrib" in heads.pop()

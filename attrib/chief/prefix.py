@@ -40,8 +40,17 @@ class Prefix:
                 {"role": "user", "content": self.text + "\n\n" + prompts.template("chief/rules") + "\n\n" + stage}]
 
     def build(self, ctx: RunContext, template: str, **values: object):
-        """A ``build(budget)`` callable for :meth:`RunContext.ask` that always sends this prefix."""
-        return lambda _budget: self.messages(ctx, template, **values)
+        """A ``build(budget)`` callable for :meth:`RunContext.ask`: this prefix, unless the stage needs a tighter cap.
+
+        :meth:`RunContext.ask` tries budgets from none to the tightest; a stage that does not fit at this
+        prefix's cap (a small context window) gets the log cut harder, and only that stage loses the cache.
+        """
+        def build(budget: int | None) -> list[dict[str, str]]:
+            if budget is None or (self.cap is not None and self.cap <= budget):
+                return self.messages(ctx, template, **values)
+            return render_prefix(ctx, budget).messages(ctx, template, **values)
+
+        return build
 
 
 def render_prefix(ctx: RunContext, cap: int | None) -> Prefix:
@@ -58,9 +67,11 @@ def shared_prefix(ctx: RunContext) -> Prefix:
         prefix = render_prefix(ctx, cap)
         if client is None:
             return prefix
+        window = client.settings.context_window
+        stage_room, answer_room = min(STAGE_ROOM, window // 4), min(ANSWER_ROOM, window // 8)
         room = [{"role": "system", "content": prompts.template("system")},
-                {"role": "user", "content": prefix.text + "\n" + "x " * STAGE_ROOM}]
-        if client.fits_estimate(client.estimate(room, {"type": "object"}, ANSWER_ROOM), ANSWER_ROOM):
+                {"role": "user", "content": prefix.text + "\n" + "x " * stage_room}]
+        if client.fits_estimate(client.estimate(room, {"type": "object"}, answer_room), answer_room):
             if cap is not None:
                 ctx.notice(f"step contents were shortened to {cap} characters each (head and tail kept) to fit the context window")
             return prefix
