@@ -89,6 +89,7 @@ def test_reflection_fixes_ranges_and_states_the_problem(logs, mock_server, make_
     reflect = [r for r in srv.requests if schema_name(r.body) == "Decomposition"][0]
     assert "steps 2-2 between S1 and S2 belong to no subtask" in reflect.body["messages"][-1]["content"]
     assert {n.subtask for n in graph.agent_nodes} <= {"S1", "S2"}
+    assert [v.stage for v in graph.stage_views][:2] == ["chief.graph", "chief.reflect"]
 
 
 def test_ranges_still_wrong_degrade_to_one_subtask(logs, mock_server, make_llm):

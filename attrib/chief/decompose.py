@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from ..llm.schema import constrain_defs, schema_for
 from ..methods.context import InvalidAnswer, RunContext
-from .graph import CausalGraph, Subtask
+from .graph import CausalGraph, StageView, Subtask
 from .prefix import Prefix
 
 MAX_REFLECTIONS = 2
@@ -93,6 +93,9 @@ async def reflect(ctx: RunContext, graph: CausalGraph, drafts: list[SubtaskDraft
             problems = range_problems(drafts, t.n_steps)
     except InvalidAnswer as exc:
         problems = [str(exc)]
+    if graph.reflection_rounds:
+        graph.stage_views.append(StageView(stage="chief.reflect", shown_in_full=list(range(t.n_steps)),
+                                           shortened=prefix.shortened))
     if problems:
         graph.degraded.append("decompose: ranges still invalid after reflection (" + "; ".join(problems)[:300]
                               + "); using one subtask spanning the whole log")
