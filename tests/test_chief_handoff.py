@@ -110,3 +110,27 @@ def test_disagreement_with_the_whole_log_reading_is_reported(hand_dir, mock_serv
     assert att.handoffs[0].at_fault == "upstream"
     assert att.confidence is not None and att.confidence.agrees is False and att.confidence.whole_log_step == 4
     assert att.confidence.runner_up is not None and att.confidence.runner_up.step == 4
+
+
+def test_pairs_open_at_leading_candidates_only():
+    from attrib.chief.graph import CausalGraph
+    from attrib.chief.handoff import handoff_pairs
+    from attrib.trajectory import Step, Trajectory
+
+    agents = ["Planner", "Worker", "Planner", "Worker", "Planner", "Worker", "Worker", "Planner"]
+    traj = Trajectory(id="t", steps=[Step(index=i, label=a, agent=a, content=f"s{i}") for i, a in enumerate(agents)])
+
+    def graph(cands, whole=None):
+        return CausalGraph(case_id="t", n_steps=len(agents), agents=["Planner", "Worker"], candidate_steps=cands,
+                           whole_log_step=whole)
+
+    # 5 -> 6 is one agent; 3 neighbours the top candidate 4, so it completes a pair though not a candidate
+    assert handoff_pairs(traj, graph([4, 6, 1])) == [(3, 4), (4, 5)]
+    # a pair around the third candidate needs both steps among the candidates
+    assert handoff_pairs(traj, graph([6, 7, 1, 0])) == [(6, 7), (0, 1)]
+    assert handoff_pairs(traj, graph([6, 7, 1])) == [(6, 7)]
+    # the whole-log reading leads too, wherever it ranks; at most two pairs, best-ranked first
+    assert handoff_pairs(traj, graph([6, 7, 5, 3])) == [(6, 7)]
+    assert handoff_pairs(traj, graph([6, 7, 5, 3], whole=3)) == [(6, 7), (2, 3)]
+    # no ranking at all (m1+m3) gives no pairs
+    assert handoff_pairs(traj, graph(list(range(len(agents))))) == []

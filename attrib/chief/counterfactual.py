@@ -62,13 +62,15 @@ def candidates_text(graph: CausalGraph, allowed: list[int]) -> str:
         lines.append(f"- step {s} ({graph.step_agents.get(s, '?')}){tag}{note}")
     extra = [s for s in allowed if s not in graph.candidate_steps]
     if extra:
-        lines.append("Also allowed (they feed a candidate data, or share its loop): " + ", ".join(map(str, extra)))
+        lines.append("Also allowed (they feed a candidate data, share its loop, or complete a pair below): "
+                     + ", ".join(map(str, extra)))
     return "\n".join(lines)
 
 
 async def attribute(ctx: RunContext, graph: CausalGraph, prefix: Prefix) -> Screening:
     t = ctx.traj
-    allowed = allowed_steps(graph)
+    pairs = handoff_pairs(t, graph)
+    allowed = sorted(set(allowed_steps(graph)) | {i for p in pairs for i in p})
     every_step = len(allowed) == t.n_steps
     choose = ("Choose any step of the log." if every_step else
               f"Choose among the candidates and the steps allowed beside them ({', '.join(map(str, allowed))}).")
@@ -77,9 +79,8 @@ async def attribute(ctx: RunContext, graph: CausalGraph, prefix: Prefix) -> Scre
     keep = {s.id for s in graph.subtasks if focus is None or focus & set(s.steps)}
     orc = f"Virtual oracles of these subtasks:\n{oracles_text(graph, keep)}\n" if graph.oracles else ""
     cands = "every step of the log (no backtracking ran)" if every_step else candidates_text(graph, allowed)
-    pairs = handoff_pairs(t, graph)
     cap = PAIR_CHARS if prefix.cap is None else min(prefix.cap, PAIR_CHARS)
-    shown = (f"Adjacent candidates of different agents, shown again side by side:\n{pair_text(t, pairs, cap)}\n"
+    shown = (f"Adjacent steps of different agents around the leading candidates, shown again side by side:\n{pair_text(t, pairs, cap)}\n"
              if pairs else "")
 
     def validate(ans: Screening) -> list[str]:

@@ -2,9 +2,9 @@
 
 The commonest miss on long logs is one step off across a hand-over: the gold label is
 the executor's step and the answer the planner's adjacent instruction, or the reverse,
-or a tool result against the step that reads it. When the leading candidates include
-two adjacent steps of different agents that are both candidates, the screening is
-shown both steps again, side by side, and must decide explicitly which one is at fault
+or a tool result against the step that reads it. When a leading candidate has an
+adjacent step by a different agent that is also a candidate (or that neighbours one of
+the top two), the screening is shown both steps again, side by side, and must decide explicitly which one is at fault
 (:class:`attrib.attribution.HandoffDecision`); its final answer must agree with that call.
 """
 
@@ -20,6 +20,7 @@ from ..trajectory import Trajectory
 from .graph import CausalGraph
 
 LEADING = 3  # the first ranked candidates (plus the whole-log reading) that open a pair
+CLOSE = 2  # around the first two (and the whole-log reading), a non-candidate neighbour may complete a pair
 MAX_PAIRS = 2
 PAIR_CHARS = 1500  # each step of a pair is repeated up to this many characters, head and tail (the log above has it whole)
 
@@ -34,20 +35,28 @@ class HandoffAnswer(BaseModel):
 
 
 def handoff_pairs(traj: Trajectory, graph: CausalGraph) -> list[tuple[int, int]]:
-    """Adjacent (earlier, later) steps of different agents, both candidates, one of them leading; best-ranked first."""
+    """Adjacent (earlier, later) steps of different agents around the leading candidates; best-ranked first.
+
+    A pair opens at one of the first ``LEADING`` candidates or the whole-log reading; its other step must be a
+    candidate too, unless it neighbours one of the top ``CLOSE`` (the executor/planner one step off the answer,
+    the commonest miss), in which case it joins the steps the screening may choose.
+    """
     ranked = graph.candidate_steps
     if len(ranked) >= traj.n_steps:  # no backtracking ranking to lead with
         return []
     rank = {s: i for i, s in enumerate(ranked)}
-    leading = list(dict.fromkeys(ranked[:LEADING] + ([graph.whole_log_step] if graph.whole_log_step is not None else [])))
+    whole = [graph.whole_log_step] if graph.whole_log_step is not None else []
+    leading = list(dict.fromkeys(ranked[:LEADING] + whole))
+    close = set(ranked[:CLOSE] + whole)
     found: dict[tuple[int, int], int] = {}
     for c in leading:
         for a, b in ((c - 1, c), (c, c + 1)):
-            if a < 0 or b >= traj.n_steps or a not in rank or b not in rank:
+            other = a if b == c else b
+            if a < 0 or b >= traj.n_steps or (other not in rank and c not in close):
                 continue
             if agent_key(traj.steps[a].agent) == agent_key(traj.steps[b].agent):
                 continue
-            found[(a, b)] = min(found.get((a, b), 99), rank[a], rank[b])
+            found[(a, b)] = min(found.get((a, b), 99), rank.get(a, 99), rank.get(b, 99))
     return sorted(found, key=lambda p: (found[p], p))[:MAX_PAIRS]
 
 
@@ -56,7 +65,8 @@ def handoff_problems(answers: list[HandoffAnswer], pairs: list[tuple[int, int]],
     given = [(h.upstream_step, h.downstream_step) for h in answers]
     problems = []
     if sorted(given) != sorted(pairs):
-        problems.append("decide each shown pair exactly once: " + ", ".join(f"{a} -> {b}" for a, b in pairs))
+        problems.append("decide each shown pair exactly once: " + ", ".join(f"{a} -> {b}" for a, b in pairs) if pairs
+                        else "no pair was shown; answer handoffs as an empty list")
     for h in answers:
         if step in (h.upstream_step, h.downstream_step) and (h.upstream_step, h.downstream_step) in pairs:
             blamed = {"upstream": h.upstream_step, "downstream": h.downstream_step}.get(h.at_fault)
