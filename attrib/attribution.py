@@ -18,7 +18,7 @@ Status = Literal["ok", "no_error_found", "invalid", "error"]
 class CallRecord(BaseModel):
     """One logical LLM call (a re-ask and HTTP retries are counted inside it)."""
 
-    stage: str = Field(description="which part of the method asked, e.g. 'all-at-once' or 'chief.decompose'")
+    stage: str = Field(description="which part of the method asked, e.g. 'all-at-once', 'chief.graph' or 'chief.backtrack'")
     model: str
     backend: str = Field(description="'openai' (any OpenAI-compatible endpoint) or 'local' (llama.cpp in process)")
     input_tokens: int = 0

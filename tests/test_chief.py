@@ -142,9 +142,8 @@ def test_stage_token_record(logs, mock_server, make_llm):
 
 
 def test_cli_report_and_graph_exports(alg_dir, mock_server, tmp_path):
-    from attrib.cli import _register_extensions, app
+    from attrib.cli import app
 
-    _register_extensions()
     srv = mock_server(make_realistic_responder())
     runner = CliRunner()
     common = ["--model", "mock-model", "--base-url", srv.url]
@@ -156,7 +155,7 @@ def test_cli_report_and_graph_exports(alg_dir, mock_server, tmp_path):
     assert 'id="root-cause"' in html and f'data-step="{att["step"]}"' in html
     for fmt, marker in (("json", '"subtasks"'), ("mermaid", "flowchart"), ("dot", "digraph"), ("html", "<!DOCTYPE html>")):
         out = tmp_path / f"g.{fmt}"
-        res = runner.invoke(app, ["graph", str(alg_dir / "1.json"), "--format", fmt, "--out", str(out), *common])
+        res = runner.invoke(app, ["graph", str(alg_dir / "1.json"), "--to", fmt, "--out", str(out), *common])
         assert res.exit_code == 0, res.output
         assert marker in out.read_text()
     res = runner.invoke(app, ["predict", str(alg_dir / "1.json"), "--report", str(report), *common])

@@ -36,6 +36,7 @@ from attrib.chief.graph import (
     Verdict,
 )
 from attrib.chief.report import render_report
+from attrib.errors import ConfigError
 from attrib.trajectory import Step, Trajectory
 
 XSS = "<script>alert(1)</script>"
@@ -261,7 +262,7 @@ def test_export_dispatch() -> None:
     att = build_attribution()
     assert export(graph, traj, "html", attribution=att) == render_report(graph, traj, att)
     assert set(FORMATS) == {"json", "mermaid", "dot", "html"}
-    with pytest.raises(ValueError):
+    with pytest.raises(ConfigError, match="unknown export format 'svg'"):
         export(graph, traj, "svg")
     with pytest.raises(ValueError):
         export(graph, None, "html")

@@ -25,7 +25,7 @@ def test_each_method_on_each_format_and_its_conversions(name, mock_server, make_
         converted_path.parent.mkdir()
         converted_path.write_text(dumps(original, target), encoding="utf-8")
         converted = load_log(converted_path)
-        for method in METHODS:
+        for method in METHODS.names():
             a = predict(original, method, client=make_llm(srv, cache=False))
             b = predict(converted, method, client=make_llm(srv, cache=False))
             assert a.status in ("ok", "no_error_found"), (name, method, a.error)

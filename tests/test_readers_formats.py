@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from attrib.errors import InputError
-from attrib.readers import Document, detect_format, load_log, load_log_lean
+from attrib.readers import Document, detect_format, load_log, load_log
 
 DATA = Path(__file__).parent / "data" / "formats"
 
@@ -200,12 +200,6 @@ def test_transcript_brackets_with_time_stamps() -> None:
     assert t.steps[3].source_id == "line 10"
     assert t.steps[8].content == "FINAL ANSWER: 5"
     assert t.question.startswith("How many studio albums")
-
-
-@pytest.mark.parametrize("name", ["chat_airline.json", "labels_failure_fields.jsonl", "otlp_trace.json",
-                                  "transcript_colon.txt"])
-def test_lean_loading_reads_the_same(name: str) -> None:
-    assert load_log_lean(DATA / name) == load_log(DATA / name)
 
 
 def test_agent_only_label_gives_no_gold_but_is_kept(tmp_path: Path) -> None:

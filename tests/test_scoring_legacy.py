@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from attrib.evaluation.commands import score_reports
+from attrib.evaluation.score_file import score_file
 from attrib.evaluation.legacy import cut_word, legacy_agent_correct, legacy_step_correct
 from attrib.evaluation.official import parse_official
 from attrib.evaluation.predictions import load_trajectories, read_predictions
@@ -74,8 +74,9 @@ def test_official_file_scored_both_ways(tmp_path):
     path.write_text(_official_text(kept, {gold1.id: (gold1.gold.agent, "12")}))
     assert read_predictions(path).kind == "official"
 
-    exact, _, _ = score_reports(path, ALG, legacy=False, n_boot=200)
-    legacy, records, _ = score_reports(path, ALG, legacy=True, n_boot=200)
+    exact = score_file(path, ALG, legacy=False, n_boot=200).reports
+    scored = score_file(path, ALG, legacy=True, n_boot=200)
+    legacy, records = scored.reports, scored.records
     n = len(trajs)
     assert exact[0].overall.n == legacy[0].overall.n == n  # denominator: every log of the folder
     assert exact[0].overall.step.correct == n - 2  # the log predicted "12" and the missing one
@@ -94,9 +95,9 @@ def test_official_file_ambiguous_ids_need_subset(tmp_path):
     from attrib.errors import InputError
 
     with pytest.raises(InputError, match="--subset"):
-        score_reports(path, DATA, n_boot=200)
-    reports, _, _ = score_reports(path, DATA, subset="hand-crafted", n_boot=200)
+        score_file(path, DATA, n_boot=200)
+    reports = score_file(path, DATA, subset="hand-crafted", n_boot=200).reports
     assert reports[0].overall.n == 58
     path.write_text("Prediction for 999.json:\nAgent Name: WebSurfer\nStep Number: 1\n")
     with pytest.raises(InputError, match="matches a log"):
-        score_reports(path, DATA, subset="hand-crafted", n_boot=200)
+        score_file(path, DATA, subset="hand-crafted", n_boot=200)

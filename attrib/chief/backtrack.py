@@ -17,8 +17,8 @@ import re
 
 from pydantic import BaseModel, Field
 
+from ..core.context import InvalidAnswer, RunContext
 from ..llm.schema import constrain_defs, schema_for
-from ..methods.context import InvalidAnswer, RunContext
 from .graph import CausalGraph, Oracle, StageView, Verdict
 from .oracle import oracle_problems, ordered
 from .prefix import Prefix

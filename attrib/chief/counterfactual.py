@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from ..core.answers import check_agent, check_step
+from ..core.context import RunContext
 from ..llm.schema import constrain, constrain_defs, schema_for
-from ..methods.answers import check_agent, check_step
-from ..methods.context import RunContext
 from .graph import CausalGraph, StageView
 from .handoff import (
     PAIR_CHARS,

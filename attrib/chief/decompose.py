@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from ..core.context import InvalidAnswer, RunContext
 from ..llm.schema import constrain_defs, schema_for
-from ..methods.context import InvalidAnswer, RunContext
 from .graph import CausalGraph, StageView, Subtask
 from .prefix import Prefix
 

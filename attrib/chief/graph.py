@@ -145,8 +145,5 @@ class CausalGraph(BaseModel):
     reflection_rounds: int = 0
     step_agents: dict[int, str] = Field(default_factory=dict, description="agent acting at each step")
 
-    def subtask_of(self, step: int) -> Subtask | None:
-        return next((s for s in self.subtasks if s.start <= step <= s.end), None)
-
     def oracle_for(self, subtask_id: str) -> Oracle | None:
         return next((o for o in self.oracles if o.subtask == subtask_id), None)

@@ -16,9 +16,9 @@ the prefix. The graph answer is kept short, since output tokens are not cached.
 from __future__ import annotations
 
 from ..attribution import Candidate, Confidence
-from ..errors import ConfigError
-from ..methods.answers import AgentStepAnswer, agent_step_schema, agent_step_validator
-from ..methods.context import InvalidAnswer, MethodResult, RunContext
+from ..core.answers import AgentStepAnswer, agent_step_schema, agent_step_validator
+from ..core.context import InvalidAnswer, MethodResult, RunContext
+from ..core.options import CHIEF_MODULES
 from .backtrack import backtrack
 from .counterfactual import attribute
 from .graph import CausalGraph, StageView
@@ -27,7 +27,7 @@ from .retrieval import exemplars_for
 from .structure import add_evidence, build_structure
 from .views import graph_text
 
-MODULES = ("full", "m1", "m1+m2", "m1+m3")
+MODULES = CHIEF_MODULES
 
 
 async def build_graph(ctx: RunContext, prefix: Prefix | None = None) -> tuple[CausalGraph, str, Prefix]:
@@ -40,7 +40,7 @@ async def build_graph(ctx: RunContext, prefix: Prefix | None = None) -> tuple[Ca
     graph = CausalGraph(case_id=t.id, n_steps=t.n_steps, agents=t.agents,
                         step_agents={s.index: s.agent for s in t.steps})
     add_evidence(ctx, graph)
-    graph.exemplars, exemplar_texts, notice = exemplars_for(t, ctx.options.get("kb_dir"), chars=(500, 300))
+    graph.exemplars, exemplar_texts, notice = exemplars_for(t, ctx.options.kb_dir, chars=(500, 300))
     if notice:
         ctx.notice(notice)
     await build_structure(ctx, graph, exemplar_texts[0], prefix)
@@ -50,9 +50,7 @@ async def build_graph(ctx: RunContext, prefix: Prefix | None = None) -> tuple[Ca
 
 
 async def run(ctx: RunContext) -> MethodResult:
-    modules = ctx.options.get("chief_modules") or "full"
-    if modules not in MODULES:
-        raise ConfigError(f"--chief-modules must be one of {', '.join(MODULES)}, not {modules!r}")
+    modules = ctx.options.chief_modules
     t = ctx.traj
     graph, exemplar_text, prefix = await build_graph(ctx)
     details = {"chief_modules": modules}

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import prompts
-from ..methods.context import RunContext
+from ..core.context import RunContext
 from ..render import BUDGETS, render_steps
 
 STAGE_ROOM = 6000  # tokens left for the largest stage's instructions and graph, beside its answer

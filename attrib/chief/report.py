@@ -18,9 +18,10 @@ from html import escape
 
 from ..agents import agent_key
 from ..attribution import Attribution
+from ..formatting import step_ranges
 from ..trajectory import Trajectory
-from .export import UNASSIGNED, Column, columns, flat, root_nodes, step_ranges
 from .graph import CausalGraph, Verdict
+from .layout import UNASSIGNED, Column, columns, flat, root_nodes
 from .report_assets import AGENT_COLORS, CSS, FLOW_COLOR, JS, SUB_COLOR, legend
 from .report_stages import judged_section
 from .report_stages import table as _table

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from ..core.context import InvalidAnswer, RunContext
 from ..llm.schema import constrain_defs, schema_for
-from ..methods.context import InvalidAnswer, RunContext
 from .decompose import (
     SubtaskDraft,
     draft_rules,

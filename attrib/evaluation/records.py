@@ -7,7 +7,6 @@ line while an evaluation runs, so a killed writer can leave a truncated last lin
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path

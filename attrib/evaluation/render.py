@@ -6,6 +6,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from ..formatting import accuracy
+
 from .compare import gt_text
 from .scoring import TOLERANCES, Estimate, GroupReport, Report
 
@@ -14,8 +16,7 @@ MAX_IDS = 20
 
 def _with_ci(e: Estimate) -> str:
     """``'57.1 [51-64]'`` (CI bounds rounded for width; exact values are in the JSON), plus the run sd."""
-    text = f"{e.acc:.1f} [{e.ci_low:.0f}-{e.ci_high:.0f}]"
-    return text + (f" sd {e.run_std:.1f}" if e.run_std is not None else "")
+    return accuracy(e.acc, e.ci_low, e.ci_high, e.run_std, ci_digits=0)
 
 
 def _group_cells(g: GroupReport, tolerances: tuple[int, ...]) -> list[str]:

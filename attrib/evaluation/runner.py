@@ -21,9 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from ..api import make_client, predict_async
+from ..prediction import make_client, predict_async
 from ..errors import ConfigError, InputError, LLMError
 from ..llm.client import LLMClient
 from ..llm.config import load_config
@@ -34,6 +34,10 @@ from .records import CaseRecord, read_jsonl
 
 
 class EvalConfig(BaseModel):
+    """What a batch runs (``config.json`` of a run directory); unknown fields are an error."""
+
+    model_config = ConfigDict(extra="forbid")
+
     paths: list[str]
     methods: list[str]
     models: list[str | None] = Field(default_factory=lambda: [None])
@@ -48,6 +52,7 @@ class EvalConfig(BaseModel):
     chief_modules: str = "full"
     kb_dir: str | None = None
     log_format: str = "auto"
+    config_path: str | None = Field(default=None, description="attrib.toml with profiles and prices")
 
     def identity(self) -> dict:
         """What decides the results (budgets, limits and concurrency do not)."""
@@ -137,9 +142,10 @@ def prepare_dir(config: EvalConfig, out: Path | None) -> tuple[Path, list[CaseRe
     cfg_path = directory / "config.json"
     if cfg_path.exists():
         old = json.loads(cfg_path.read_text(encoding="utf-8"))
-        if EvalConfig(**old).identity() != config.identity():
+        fields = {k: v for k, v in old.items() if k in EvalConfig.model_fields}  # config.json also records prices
+        if EvalConfig(**fields).identity() != config.identity():
             raise ConfigError(f"{directory}: holds a run with a different configuration; choose another --out")
-    prices = {name: p.model_dump() for name, p in load_config().prices.items()}
+    prices = {name: p.model_dump() for name, p in load_config(config.config_path).prices.items()}
     cfg_path.write_text(json.dumps({**config.model_dump(), "prices": prices}, indent=2), encoding="utf-8")
     cases = directory / "cases.jsonl"
     _drop_partial_line(cases)
@@ -202,13 +208,14 @@ class Evaluator:
 
     def client(self, model: str | None) -> LLMClient:
         if model not in self.clients:
-            self.clients[model] = make_client(model, self.config.base_url, cache=self.cache, offline=self.offline,
+            self.clients[model] = make_client(model, self.config.base_url, config=self.config.config_path,
+                                              cache=self.cache, offline=self.offline,
                                               concurrency=self.config.concurrency)
             self.clients[model].warm_up()
         return self.clients[model]
 
     def model_name(self, job: Job) -> str:
-        return "none" if not get_method(job.method).NEEDS_MODEL else self.client(job.model).settings.model
+        return "none" if not get_method(job.method).needs_model else self.client(job.model).settings.model
 
     def log(self, path: str) -> Trajectory | InputError:
         if path not in self.logs:
@@ -240,7 +247,7 @@ class Evaluator:
                 return failed_record(job, model, loaded, None)
             traj = loaded
             method = get_method(job.method)
-            client = self.client(job.model) if method.NEEDS_MODEL else None
+            client = self.client(job.model) if method.needs_model else None
             att = await predict_async(traj, job.method, client=client, with_ground_truth=job.with_ground_truth,
                                       seed=self.config.seed + job.run, chief_modules=self.config.chief_modules,
                                       kb_dir=self.config.kb_dir)

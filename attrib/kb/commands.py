@@ -16,7 +16,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ..cli_options import KbDirOpt
 from ..errors import ConfigError
+from ..text import clip
 from .entries import READERS
 
 kb_app = typer.Typer(
@@ -25,22 +27,14 @@ kb_app = typer.Typer(
     no_args_is_help=True,
 )
 
-DirOption = Annotated[
-    Path | None,
-    typer.Option("--dir", help="Knowledge-base folder (default: $ATTRIB_CACHE_DIR/kb or the user cache dir)."),
-]
 
-
-def _excerpt(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
 
 
 @kb_app.command("build")
 def build_command(
     gaia: Annotated[Path | None, typer.Option("--gaia", help="GAIA metadata JSONL (task_id, Question, the annotator's Steps).")] = None,
     assistantbench: Annotated[Path | None, typer.Option("--assistantbench", help="AssistantBench JSONL (id, task, explanation).")] = None,
-    directory: DirOption = None,
+    directory: KbDirOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if the sources did not change.")] = False,
 ) -> None:
     """Embed the benchmark tasks and save the index (reused when the sources are unchanged)."""
@@ -63,7 +57,7 @@ def search_command(
     text: Annotated[str, typer.Argument(help="Query text (e.g. a task question).")],
     k: Annotated[int, typer.Option("-k", "--top", min=1, help="How many hits to show.")] = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Print the hits as JSON instead of a table.")] = False,
-    directory: DirOption = None,
+    directory: KbDirOpt = None,
 ) -> None:
     """Show the knowledge-base entries most similar to TEXT."""
     from .store import KnowledgeBase
@@ -83,7 +77,7 @@ def search_command(
     table.add_column("id", overflow="fold", max_width=14)
     table.add_column("question", overflow="fold")
     for hit in hits:
-        table.add_row(f"{hit.score:.3f}", hit.entry.source, hit.entry.id[:12], _excerpt(hit.entry.question, 110))
+        table.add_row(f"{hit.score:.3f}", hit.entry.source, hit.entry.id[:12], clip(hit.entry.question, 110))
     Console().print(table)
 
 

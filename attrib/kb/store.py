@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, InputError
+from ..paths import cache_root
 from .embed import DIM, MODEL_NAME, embed
 from .entries import READERS, KBEntry
 from .retrieve import Hit, search
@@ -37,7 +38,6 @@ MANIFEST = "manifest.json"
 INDEX = "index.faiss"
 QUESTIONS = "questions.npy"
 ENTRIES = "entries.jsonl"
-CACHE_ENV = "ATTRIB_CACHE_DIR"
 BUILD_HINT = "build one with: attrib kb build --gaia FILE --assistantbench FILE"
 
 
@@ -57,12 +57,7 @@ def kb_dir(directory: str | Path | None = None) -> Path:
     """Where the knowledge base lives (see the module docstring for the precedence)."""
     if directory is not None:
         return Path(directory).expanduser()
-    env = os.environ.get(CACHE_ENV, "").strip()
-    if env:
-        return Path(env).expanduser() / "kb"
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("attrib")) / "kb"
+    return cache_root() / "kb"
 
 
 def sha256_file(path: Path) -> str:

@@ -1,6 +1,6 @@
 """``attrib convert`` and ``attrib show``: check how a log is read, and write it in another format.
 
-Both read the log with :func:`attrib.readers.load_log_lean` (one copy of a big
+Both read the log with :func:`attrib.readers.load_log` (one copy of a big
 input in memory). Problems are raised as :class:`attrib.errors.InputError`, which
 the CLI prints as one line (exit code 2).
 """
@@ -19,9 +19,11 @@ from rich.table import Table
 from rich.text import Text
 
 from ..convert import dumps
+from ..cli_options import LogFormatOpt
 from ..errors import InputError
+from ..text import first_line
 from ..trajectory import Step, Trajectory
-from . import format_names, load_log_lean
+from . import format_names, load_log
 
 
 class Target(str, Enum):
@@ -29,20 +31,19 @@ class Target(str, Enum):
     jsonl = "jsonl"
 
 
-FormatOpt = Annotated[str, typer.Option("--format", help="Input format, or 'auto' to detect it by structure.")]
 
 
 def _load(path: Path, fmt: str) -> Trajectory:
     if fmt != "auto" and fmt not in format_names():
         raise InputError(None, f"unknown format {fmt!r} (known: auto, {', '.join(format_names())})")
-    return load_log_lean(path, fmt)
+    return load_log(path, fmt)
 
 
 def convert(
     log: Annotated[Path, typer.Argument(help="The log to convert (any supported format).")],
     to: Annotated[Target, typer.Option("--to", help="who-and-when (JSON) or jsonl (attrib JSON Lines, keeps source ids).")],
     out: Annotated[Path, typer.Option("--out", help="File to write ('-' for standard output).")],
-    fmt: FormatOpt = "auto",
+    fmt: LogFormatOpt = "auto",
 ) -> None:
     """Write LOG in another format (steps, source ids where the format has room, labels)."""
     traj = _load(log, fmt)
@@ -59,11 +60,6 @@ def convert(
                + (f", gold: {traj.gold.agent} @ step {traj.gold.step}" if traj.gold else ""))
 
 
-def first_line(text: str, width: int = 100) -> str:
-    """The first non-blank line of ``text``, cut to ``width`` characters."""
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    return line if len(line) <= width else line[: width - 1] + "…"
-
 
 def _step_json(step: Step) -> dict:
     return step.model_dump(mode="json")
@@ -71,7 +67,7 @@ def _step_json(step: Step) -> dict:
 
 def show(
     log: Annotated[Path, typer.Argument(help="The log to read.")],
-    fmt: FormatOpt = "auto",
+    fmt: LogFormatOpt = "auto",
     json_out: Annotated[bool, typer.Option("--json", help="Print the normalized trajectory as JSON.")] = False,
     limit: Annotated[Optional[int], typer.Option("--limit", min=0, help="Show at most N steps.")] = None,
 ) -> None:

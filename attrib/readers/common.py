@@ -1,10 +1,11 @@
 """Helpers shared by the readers: step building, text of message parts, tool-call rendering.
 
-Every reader builds its steps through :class:`StepBuilder`, so all formats
-get the same agent display rule as the Who&When reader (the suffix-free label
-as it first appears, :func:`attrib.agents.strip_suffix`), the same shortening
-of enormous contents (:mod:`attrib.readers.shorten`), and the same record of
-which steps were shortened.
+The readers of foreign formats build their steps through :class:`StepBuilder`, so they get
+the same agent display rule as the Who&When reader (the suffix-free label as it first
+appears, :func:`attrib.agents.strip_suffix`), the same shortening of enormous contents
+(:mod:`attrib.readers.shorten`), the same record of which steps were shortened, and the
+same rule for tool output (:meth:`StepBuilder.observe`). The Who&When reader shortens with
+the same function; attrib's own JSON Lines are read back as written.
 """
 
 from __future__ import annotations

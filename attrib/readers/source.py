@@ -45,11 +45,6 @@ def records(doc: Document) -> Any | None:
     return value
 
 
-def is_jsonl(doc: Document) -> bool:
-    """True when the document was read as JSON Lines (not as one JSON value)."""
-    return not doc.is_json and records(doc) is not None
-
-
 def _jsonl(lines: Iterable[str]) -> list[Any] | None:
     """Records of JSON Lines (objects or arrays, one per line); None as soon as a line is not JSON."""
     out: list[Any] = []

@@ -15,6 +15,7 @@ from ..errors import LLMError
 from ..llm.client import LLMClient, PromptTooLong
 from ..render import BUDGETS, agents_line, neutralize
 from ..trajectory import Trajectory
+from .options import MethodOptions
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -46,7 +47,7 @@ class RunContext:
     client: LLMClient | None
     with_ground_truth: bool = True
     seed: int = 0
-    options: dict[str, Any] = field(default_factory=dict)
+    options: MethodOptions = field(default_factory=MethodOptions)
     calls: list[CallRecord] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
 
