@@ -91,7 +91,7 @@ def main() -> None:
             atts = asyncio.run(run(paths, srv.url, args.modules, args.kb_dir))
         bad = [a for a in atts if a.status != "ok"]
         for name, rows in meter.rows.items():
-            outs, ins, shares, shared = zip(*rows)
+            outs, ins, shares, shared = zip(*rows, strict=True)
             print(f"{subset:<20} {name:<14} {len(rows):>5} {statistics.mean(outs):>9.0f} {max(outs):>8} "
                   f"{statistics.mean(ins):>8.0f} {statistics.mean(shares):>17.1%} {min(shares):>6.1%} "
                   f"{statistics.mean(shared):>11.1%}")

@@ -15,6 +15,7 @@ length of earlier answers.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import random
 import re
@@ -82,15 +83,15 @@ def _graph(n: int, schema: dict, body: dict, rng: random.Random) -> dict:
     ids, allowed = [f"S{i}" for i in range(1, len(subtasks) + 1)], _enum(schema, "AgentNodeDraft", "agent")
     log = _log(body)
     nodes, agt = [], []
-    for sid, sub in zip(ids, subtasks):
+    for sid, sub in zip(ids, subtasks, strict=True):
         acting = [log[i][0] for i in range(sub["start"], sub["end"] + 1) if i in log and log[i][0] in allowed] or allowed[:1]
         for agent in dict.fromkeys(acting):
             nodes.append({"subtask": sid, "agent": agent, **{f: _text(rng, 2, 6) for f in ("observation", "thought", "action", "result")}})
-        handovers = list(dict.fromkeys((a, b) for a, b in zip(acting, acting[1:]) if a != b))[:2]
+        handovers = list(dict.fromkeys((a, b) for a, b in itertools.pairwise(acting) if a != b))[:2]
         agt += [{"subtask": sid, "source": a, "target": b, "type": rng.choice(_AGENT_EDGES),
                  "patterns": [{"scenario": rng.choice(_SCENARIOS), "bias": _text(rng, 2, 5), "anomaly": _text(rng, 2, 5)}]}
                 for a, b in handovers]
-    sub = [{"source": a, "target": b, "type": rng.choice(["data_dependency", "logical_prereq"])} for a, b in zip(ids, ids[1:])]
+    sub = [{"source": a, "target": b, "type": rng.choice(["data_dependency", "logical_prereq"])} for a, b in itertools.pairwise(ids)]
     k = min(5, max(1, n // 3))
     producers = sorted(rng.sample(range(max(n - 1, 1)), min(k, max(n - 1, 1))))
     edges = [{"producer": p, "consumer": min(n - 1, p + rng.randint(1, 3)), "data": _text(rng, 2, 5)} for p in producers]
@@ -101,7 +102,9 @@ def _graph(n: int, schema: dict, body: dict, rng: random.Random) -> dict:
 def _backtracking(n: int, schema: dict, body: dict, rng: random.Random) -> dict:
     ids, agents = _enum(schema, "SubtaskVerdict", "subtask"), _enum(schema, "AgentVerdict", "agent")
     log = _log(body)
-    items = lambda: [_text(rng, 3, 7) for _ in range(1 if rng.random() < 0.7 else 2)]
+    def items() -> list[str]:
+        return [_text(rng, 3, 7) for _ in range(1 if rng.random() < 0.7 else 2)]
+
     oracles = [{"subtask": s, "goal": _text(rng, 3, 8), "key_evidence": items(), "acceptance_criteria": items()} for s in ids]
     flagged = ids[-1:] if len(ids) < 2 else rng.sample(ids, 2)
     ranked = rng.sample(range(n), min(rng.randint(4, 6), n))

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
-from mock_answers import make_realistic_responder
 from typer.testing import CliRunner
 
 from attrib.api import predict
 from attrib.chief.decompose import SubtaskDraft, range_problems
 from attrib.chief.graph import CausalGraph
 from attrib.readers import load_log
+
+from mock_answers import make_realistic_responder
 
 MODULE_CALLS = {"full": 3, "m1": 2, "m1+m2": 2, "m1+m3": 2}
 
@@ -71,7 +73,7 @@ def _graph_with(subtasks):
         for item in value["agent_nodes"] + value["agent_edges"]:
             item["subtask"] = ids[(int(item["subtask"][1:]) - 1) % len(ids)]
         value["subtask_edges"] = [{"source": a, "target": b, "type": "logical_prereq"}
-                                  for a, b in zip(ids, ids[1:])]
+                                  for a, b in itertools.pairwise(ids)]
         return json.dumps(value)
     return make
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 
-from mock_answers import make_realistic_responder
 from typer.testing import CliRunner
 
 from attrib.chief.graph import CausalGraph
 from attrib.chief.handoff import PAIR_CHARS
 from attrib.readers import load_log
 from attrib.render import render_steps
+
+from mock_answers import make_realistic_responder
 
 
 def _name(body: dict) -> str:
@@ -47,7 +48,7 @@ def _screening(at_fault: str) -> dict:
 
 
 def test_pair_is_decided_on_its_text_and_recorded(hand_dir, mock_server):
-    from attrib.cli import _register_extensions, app
+    from attrib.cli import app
 
     log = hand_dir / "48.json"
     traj = load_log(log)
@@ -63,7 +64,6 @@ def test_pair_is_decided_on_its_text_and_recorded(hand_dir, mock_server):
         return base(body)
 
     srv = mock_server(respond)
-    _register_extensions()
     res = CliRunner().invoke(app, ["predict", str(log), "--method", "chief", "--json", "--model", "mock-model",
                                    "--base-url", srv.url])
     assert res.exit_code == 0, res.output

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from mock_answers import make_realistic_responder
 
 from attrib import prompts
 from attrib.api import predict
 from attrib.llm.tokens import count_tokens
 from attrib.readers import load_log
+
+from mock_answers import make_realistic_responder
 
 HAND_LOGS = ["1", "5", "6", "11", "24", "48", "49"]
 LOG_END = "\n\nSteps are counted from 0"  # where All-at-Once's instructions begin, right after the log

@@ -10,11 +10,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_export import XSS, build_attribution, build_case
 
 from attrib.chief.graph import AgentNode, CausalGraph, StepEdge, Subtask, SubtaskEdge
 from attrib.chief.report import render_report, script_json
 from attrib.trajectory import Step, Trajectory
+from test_export import XSS, build_attribution, build_case
 
 SHOT_COPY = Path("/tmp/attrib_report_shot.png")
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome")

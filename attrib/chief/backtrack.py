@@ -14,6 +14,7 @@ level; a level that comes back empty widens to the next larger set, and that is 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -81,7 +82,7 @@ def _oracles(ans: Backtracking) -> list[Oracle]:
     return [Oracle(**o.model_dump()) for o in ans.oracles]
 
 
-def backtrack_schema(ctx: RunContext, graph: CausalGraph) -> dict:
+def backtrack_schema(ctx: RunContext, graph: CausalGraph) -> dict[str, Any]:
     ids = {"enum": [s.id for s in graph.subtasks]}
     steps = {"minimum": 0, "maximum": ctx.traj.n_steps - 1}
     schema = constrain_defs(schema_for(Backtracking), {

@@ -10,6 +10,8 @@ stated exactly, behind the case's shared prefix (the whole log), for at most
 
 from __future__ import annotations
 
+import itertools
+
 from pydantic import BaseModel, Field
 
 from ..core.context import InvalidAnswer, RunContext
@@ -48,7 +50,7 @@ def range_problems(drafts: list[SubtaskDraft], n_steps: int) -> list[str]:
             problems.append(f"subtask S{i} '{d.name}' starts at {d.start} after its end {d.end}")
         if d.start < 0 or d.end > last:
             problems.append(f"subtask S{i} '{d.name}' ({d.start}-{d.end}) is outside the log (steps 0-{last})")
-    for i, (a, b) in enumerate(zip(drafts, drafts[1:]), 1):
+    for i, (a, b) in enumerate(itertools.pairwise(drafts), 1):
         if b.start > a.end + 1:
             problems.append(f"steps {a.end + 1}-{b.start - 1} between S{i} and S{i + 1} belong to no subtask")
         elif b.start <= a.end:

@@ -14,6 +14,8 @@ CHIEF's largest cost).
 
 from __future__ import annotations
 
+import itertools
+
 from pydantic import BaseModel, Field
 
 from ..agents import agent_key
@@ -22,6 +24,7 @@ from .graph import (
     AgentEdge,
     AgentEdgeType,
     CausalGraph,
+    DataType,
     Pattern,
     StepEdge,
     SubtaskEdge,
@@ -96,7 +99,7 @@ def literal_step_edges(graph: CausalGraph) -> list[StepEdge]:
         for consumer in flow.consumer_steps[:3]:
             if (flow.producer_step, consumer) in have or len(out) >= MAX_LITERAL_EDGES:
                 continue
-            kind = "numeric" if flow.kind == "number" else "text"
+            kind: DataType = "numeric" if flow.kind == "number" else "text"
             out.append(StepEdge(producer=flow.producer_step, consumer=consumer, data=f"{flow.kind} {flow.value}",
                                 data_type=kind, origin="literal"))
             have.add((flow.producer_step, consumer))
@@ -105,4 +108,4 @@ def literal_step_edges(graph: CausalGraph) -> list[StepEdge]:
 
 def fallback_subtask_edges(graph: CausalGraph) -> list[SubtaskEdge]:
     """Consecutive subtasks linked as logical prerequisites, without patterns (used when the model's edges are unusable)."""
-    return [SubtaskEdge(source=a.id, target=b.id, type="logical_prereq") for a, b in zip(graph.subtasks, graph.subtasks[1:])]
+    return [SubtaskEdge(source=a.id, target=b.id, type="logical_prereq") for a, b in itertools.pairwise(graph.subtasks)]

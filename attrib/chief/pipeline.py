@@ -15,6 +15,8 @@ the prefix. The graph answer is kept short, since output tokens are not cached.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..attribution import Candidate, Confidence
 from ..core.answers import AgentStepAnswer, agent_step_schema, agent_step_validator
 from ..core.context import InvalidAnswer, MethodResult, RunContext
@@ -106,7 +108,7 @@ def confidence(graph: CausalGraph) -> Confidence | None:
                       agrees=agrees, runner_up=runner)
 
 
-def _result(graph: CausalGraph, reason: str, details: dict, *, stages: str, notes: list[str] | None = None) -> MethodResult:
+def _result(graph: CausalGraph, reason: str, details: dict[str, Any], *, stages: str, notes: list[str] | None = None) -> MethodResult:
     details = {**details, "stages": stages, "backtracking_notes": notes or [], "degraded": graph.degraded,
                "stage_views": [v.model_dump(mode="json") for v in graph.stage_views],
                "graph": graph.model_dump(mode="json")}
@@ -115,7 +117,7 @@ def _result(graph: CausalGraph, reason: str, details: dict, *, stages: str, note
                         confidence=confidence(graph), handoffs=list(graph.handoffs))
 
 
-def _invalid(graph: CausalGraph, details: dict, exc: InvalidAnswer) -> MethodResult:
+def _invalid(graph: CausalGraph, details: dict[str, Any], exc: InvalidAnswer) -> MethodResult:
     """The final answer stayed invalid: report it as such (no guess), keeping the graph for inspection."""
     details = {**details, "degraded": graph.degraded, "graph": graph.model_dump(mode="json"),
                "stage_views": [v.model_dump(mode="json") for v in graph.stage_views]}

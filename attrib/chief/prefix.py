@@ -15,6 +15,7 @@ for logs that must be shortened to fit the context window.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import prompts
@@ -39,7 +40,7 @@ class Prefix:
         return [{"role": "system", "content": prompts.template("system")},
                 {"role": "user", "content": self.text + "\n\n" + prompts.template("chief/rules") + "\n\n" + stage}]
 
-    def build(self, ctx: RunContext, template: str, **values: object):
+    def build(self, ctx: RunContext, template: str, **values: object) -> Callable[[int | None], list[dict[str, str]]]:
         """A ``build(budget)`` callable for :meth:`RunContext.ask`: this prefix, unless the stage needs a tighter cap.
 
         :meth:`RunContext.ask` tries budgets from none to the tightest; a stage that does not fit at this

@@ -13,7 +13,7 @@ import re
 from ..render import render_steps
 from ..trajectory import Trajectory
 from .evidence import render_literal_flows, render_loop_groups
-from .graph import CausalGraph
+from .graph import CausalGraph, Pattern
 
 _WS = re.compile(r"\s+")
 FIELD_CHARS = 100
@@ -75,7 +75,7 @@ def graph_text(graph: CausalGraph, *, patterns: bool = True, evidence: bool = Tr
     return "\n".join(lines)
 
 
-def _patterns(patterns, on: bool, limit: int) -> str:
+def _patterns(patterns: list[Pattern], on: bool, limit: int) -> str:
     if not on or not patterns:
         return ""
     return " " + " ".join(f"[{p.scenario}] if {_flat(p.bias, limit // 2)} then {_flat(p.anomaly, limit // 2)}." for p in patterns[:2])
