@@ -71,6 +71,7 @@ async def predict_async(traj: Trajectory, method: str = "all-at-once", *, client
     else:
         att.status, att.agent, att.step, att.reason = result.status, result.agent, result.step, result.reason
         att.candidates, att.details, att.error = result.candidates, result.details, result.error
+        att.confidence, att.handoffs = result.confidence, result.handoffs
         if result.step is not None:
             step = traj.steps[result.step]
             att.step_excerpt, att.step_source_id = excerpt(step.content), step.source_id

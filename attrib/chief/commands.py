@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -41,7 +41,7 @@ def write_report(att: Attribution, traj: Trajectory, path: Path) -> None:
 def graph(
     log: Annotated[Path, typer.Argument(help="A failed run's log.")],
     to: Annotated[str, typer.Option("--to", help="Output: json, mermaid, dot or html.")] = "json",
-    out: Annotated[Optional[Path], typer.Option("--out", help="Write here instead of standard output.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Write here instead of standard output.")] = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
     config: ConfigOpt = None,

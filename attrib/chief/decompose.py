@@ -4,26 +4,27 @@ The model proposes subtasks (with two retrieved exemplars) in the graph call
 (:mod:`attrib.chief.structure`), since that call reads the whole log anyway. The
 ranges are then checked here, in code: in order, starting at 0, contiguous,
 non-overlapping, ending at the last step. Any problem goes back to the model,
-stated exactly, with an outline of the log, for at most ``MAX_REFLECTIONS``
-rounds. Still wrong: the stage degrades to one subtask spanning the log, and says so.
+stated exactly, behind the case's shared prefix (the whole log), for at most
+``MAX_REFLECTIONS`` rounds. Still wrong: the stage degrades to one subtask spanning the log, and says so.
 """
 
 from __future__ import annotations
 
+import itertools
+
 from pydantic import BaseModel, Field
 
-from ..llm.schema import constrain_defs, schema_for
 from ..core.context import InvalidAnswer, RunContext
-from .graph import CausalGraph, Subtask
-from .views import outline
+from ..llm.schema import constrain_defs, schema_for
+from .graph import CausalGraph, StageView, Subtask
+from .prefix import Prefix
 
 MAX_REFLECTIONS = 2
 MAX_SUBTASKS = 8
 
 
 class SubtaskDraft(BaseModel):
-    name: str
-    description: str
+    name: str = Field(description="a few words")
     start: int = Field(description="first step, inclusive")
     end: int = Field(description="last step, inclusive")
 
@@ -49,7 +50,7 @@ def range_problems(drafts: list[SubtaskDraft], n_steps: int) -> list[str]:
             problems.append(f"subtask S{i} '{d.name}' starts at {d.start} after its end {d.end}")
         if d.start < 0 or d.end > last:
             problems.append(f"subtask S{i} '{d.name}' ({d.start}-{d.end}) is outside the log (steps 0-{last})")
-    for i, (a, b) in enumerate(zip(drafts, drafts[1:]), 1):
+    for i, (a, b) in enumerate(itertools.pairwise(drafts), 1):
         if b.start > a.end + 1:
             problems.append(f"steps {a.end + 1}-{b.start - 1} between S{i} and S{i + 1} belong to no subtask")
         elif b.start <= a.end:
@@ -62,7 +63,7 @@ def range_problems(drafts: list[SubtaskDraft], n_steps: int) -> list[str]:
 
 
 def to_subtasks(drafts: list[SubtaskDraft]) -> list[Subtask]:
-    return [Subtask(id=f"S{i}", name=d.name.strip() or f"Subtask {i}", description=d.description, start=d.start, end=d.end)
+    return [Subtask(id=f"S{i}", name=d.name.strip() or f"Subtask {i}", start=d.start, end=d.end)
             for i, d in enumerate(drafts, 1)]
 
 
@@ -72,14 +73,13 @@ def draft_rules(n_steps: int) -> dict:
 
 
 def _listing(drafts: list[SubtaskDraft]) -> str:
-    return "\n".join(f"S{i} {d.name} (steps {d.start}-{d.end}): {d.description}" for i, d in enumerate(drafts, 1))
+    return "\n".join(f"S{i} {d.name} (steps {d.start}-{d.end})" for i, d in enumerate(drafts, 1))
 
 
-async def reflect(ctx: RunContext, graph: CausalGraph, drafts: list[SubtaskDraft], outline_budget: int) -> list[SubtaskDraft]:
+async def reflect(ctx: RunContext, graph: CausalGraph, drafts: list[SubtaskDraft], prefix: Prefix) -> list[SubtaskDraft]:
     """Return ranges that tile the log: the model's, corrected by reflection, or one whole-log subtask."""
     t = ctx.traj
     problems = range_problems(drafts, t.n_steps)
-    view = outline(t, outline_budget) if problems else ""
     schema = constrain_defs(schema_for(Decomposition), draft_rules(t.n_steps))
     schema["properties"]["subtasks"].update(minItems=1, maxItems=max_subtasks(t.n_steps))
     try:
@@ -89,16 +89,19 @@ async def reflect(ctx: RunContext, graph: CausalGraph, drafts: list[SubtaskDraft
             graph.reflection_rounds = round_
             current, issues = _listing(drafts), "\n".join(f"- {p}" for p in problems)
             ans = await ctx.ask(f"chief.reflect[{round_}]",
-                                lambda b: ctx.messages("chief/reflect", outline=view, subtasks=current, problems=issues),
-                                Decomposition, schema=schema, max_tokens=1200)
+                                prefix.build(ctx, "chief/reflect", subtasks=current, problems=issues),
+                                Decomposition, schema=schema, max_tokens=800)
             drafts = ans.subtasks
             problems = range_problems(drafts, t.n_steps)
     except InvalidAnswer as exc:
         problems = [str(exc)]
+    if graph.reflection_rounds:
+        graph.stage_views.append(StageView(stage="chief.reflect", shown_in_full=list(range(t.n_steps)),
+                                           shortened=prefix.shortened))
     if problems:
         graph.degraded.append("decompose: ranges still invalid after reflection (" + "; ".join(problems)[:300]
                               + "); using one subtask spanning the whole log")
-        drafts = [SubtaskDraft(name="Whole run", description="the entire log as one subtask", start=0, end=t.n_steps - 1)]
+        drafts = [SubtaskDraft(name="Whole run", start=0, end=t.n_steps - 1)]
     return drafts
 
 

@@ -17,10 +17,10 @@ from typing import Literal
 
 from ..agents import agent_key
 from ..attribution import Attribution
+from ..formatting import step_ranges
 from ..registry import Registry
 from ..trajectory import Trajectory
 from .graph import CausalGraph
-from ..formatting import step_ranges
 from .layout import LABEL_CHARS, Column, NodeView, columns, flat, key_steps, root_nodes
 
 StepMode = Literal["key", "all", "none"]

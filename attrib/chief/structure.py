@@ -1,10 +1,11 @@
-"""M1: the one call that reads the whole log and returns the causal graph.
+"""M1: the call that maps the whole log into the causal graph.
 
 Mechanical evidence (loop groups, literal values reused across steps) and two
-retrieved exemplars are computed first and shown to the model. It returns the
-subtasks (RAG-guided decomposition), the agent nodes (OTAR) and the edges at
-three levels, in one answer: every one of these needs the full log, and the log
-is the expensive part of any prompt. Subtask ranges then go through reflection
+retrieved exemplars are computed first and shown to the model after the shared
+prefix (:mod:`attrib.chief.prefix`). It returns the subtasks (RAG-guided
+decomposition), the agent nodes (OTAR) and the edges at three levels in one short
+answer: later stages read the log again in the same prefix, so the graph is a map,
+not a summary standing in for the log. Subtask ranges then go through reflection
 (:mod:`attrib.chief.decompose`); nodes and edges are checked against the log.
 An answer that stays invalid degrades to one subtask, nodes without OTAR text,
 prerequisite edges and literal-value step edges, and the graph says so.
@@ -14,19 +15,33 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from ..llm.schema import constrain_defs, schema_for
 from ..core.context import InvalidAnswer, RunContext
-from ..render import render_steps
-from .decompose import SubtaskDraft, draft_rules, max_subtasks, range_problems, reflect, remap, to_subtasks
-from .edges import (AgentEdgeDraft, StepEdgeDraft, SubtaskEdgeDraft, build_edges, edge_problems,
-                    fallback_subtask_edges, literal_step_edges)
+from ..llm.schema import constrain_defs, schema_for
+from .decompose import (
+    SubtaskDraft,
+    draft_rules,
+    max_subtasks,
+    range_problems,
+    reflect,
+    remap,
+    to_subtasks,
+)
+from .edges import (
+    AgentEdgeDraft,
+    StepEdgeDraft,
+    SubtaskEdgeDraft,
+    build_edges,
+    edge_problems,
+    fallback_subtask_edges,
+    literal_step_edges,
+)
 from .evidence import literal_flows, loop_groups
 from .graph import CausalGraph
 from .otar import AgentNodeDraft, build_nodes, node_problems
+from .prefix import Prefix
 from .views import evidence_text
 
-MAX_STEP_EDGES = 10
-STEP_CHARS = 2500  # the graph call shows each step up to this many characters (head and tail kept)
+MAX_STEP_EDGES = 5
 
 
 class GraphDraft(BaseModel):
@@ -60,7 +75,7 @@ def graph_schema(ctx: RunContext) -> dict:
     return schema
 
 
-async def build_structure(ctx: RunContext, graph: CausalGraph, exemplars: str, outline_budget: int) -> None:
+async def build_structure(ctx: RunContext, graph: CausalGraph, exemplars: str, prefix: Prefix) -> None:
     t = ctx.traj
 
     def validate(d: GraphDraft) -> list[str]:
@@ -71,14 +86,13 @@ async def build_structure(ctx: RunContext, graph: CausalGraph, exemplars: str, o
     try:
         draft = await ctx.ask(
             "chief.graph",
-            lambda budget: ctx.messages("chief/graph", exemplars=exemplars, steps=render_steps(t.steps, min(budget or STEP_CHARS, STEP_CHARS)),
-                                        evidence=evidence_text(graph), max_step_edges=MAX_STEP_EDGES,
-                                        max_subtasks=max_subtasks(t.n_steps)),
-            GraphDraft, schema=graph_schema(ctx), validate=validate, max_tokens=4000)
+            prefix.build(ctx, "chief/graph", exemplars=exemplars, evidence=evidence_text(graph),
+                         max_step_edges=MAX_STEP_EDGES, max_subtasks=max_subtasks(t.n_steps)),
+            GraphDraft, schema=graph_schema(ctx), validate=validate, max_tokens=3000)
     except InvalidAnswer as exc:
         graph.degraded.append(f"graph: answer invalid after the re-ask ({str(exc)[:200]}); one subtask spans the log, "
                               "agent nodes carry no OTAR text, step edges come from literal values only")
-        graph.subtasks = to_subtasks([SubtaskDraft(name="Whole run", description="the entire log", start=0, end=t.n_steps - 1)])
+        graph.subtasks = to_subtasks([SubtaskDraft(name="Whole run", start=0, end=t.n_steps - 1)])
         graph.agent_nodes = build_nodes([], t, graph)
         graph.subtask_edges = fallback_subtask_edges(graph)
         graph.step_edges = literal_step_edges(graph)
@@ -86,7 +100,7 @@ async def build_structure(ctx: RunContext, graph: CausalGraph, exemplars: str, o
     proposed = to_subtasks(draft.subtasks)
     drafts = draft.subtasks
     if range_problems(drafts, t.n_steps):
-        drafts = await reflect(ctx, graph, drafts, outline_budget)
+        drafts = await reflect(ctx, graph, drafts, prefix)
     graph.subtasks = to_subtasks(drafts)
     nodes, sub_edges, agent_edges = draft.agent_nodes, draft.subtask_edges, draft.agent_edges
     if [s.model_dump() for s in graph.subtasks] != [s.model_dump() for s in proposed]:

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from .. import prompts
-from ..attribution import CallRecord, Candidate, Status
+from ..attribution import CallRecord, Candidate, Confidence, HandoffDecision, Status
 from ..errors import LLMError
 from ..llm.client import LLMClient, PromptTooLong
 from ..render import BUDGETS, agents_line, neutralize
@@ -37,6 +37,8 @@ class MethodResult:
     candidates: list[Candidate] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    confidence: Confidence | None = None
+    handoffs: list[HandoffDecision] = field(default_factory=list)
 
 
 @dataclass
