@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from attrib.api import predict
-from attrib.chief.decompose import SubtaskDraft, range_problems
+from attrib.chief.reflection import SubtaskDraft, range_problems
 from attrib.chief.graph import CausalGraph
 from attrib.readers import load_log
 

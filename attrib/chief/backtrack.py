@@ -20,19 +20,12 @@ from pydantic import BaseModel, Field
 
 from ..core.context import InvalidAnswer, RunContext
 from ..llm.schema import constrain_defs, schema_for
-from .graph import CausalGraph, Oracle, StageView, Verdict
-from .oracle import oracle_problems, ordered
+from .graph import CausalGraph, StageView, Verdict
+from .oracle import OracleDraft, oracle_problems, ordered, to_oracles
 from .prefix import Prefix
 from .views import graph_text
 
 MAX_CANDIDATES = 8
-
-
-class OracleDraft(BaseModel):
-    subtask: str
-    goal: str
-    key_evidence: list[str]
-    acceptance_criteria: list[str]
 
 
 class SubtaskVerdict(BaseModel):
@@ -68,7 +61,7 @@ class Backtracking(BaseModel):
 def _problems(ans: Backtracking, ctx: RunContext, graph: CausalGraph) -> list[str]:
     ids = [s.id for s in graph.subtasks]
     n = ctx.traj.n_steps
-    out = oracle_problems(_oracles(ans), ids)
+    out = oracle_problems(to_oracles(ans.oracles), ids)
     out += [f"unknown subtask {v.subtask!r}" for v in ans.subtask_verdicts + ans.agent_verdicts if v.subtask not in ids]
     out += [f"agent {v.agent!r} is not in this log" for v in ans.agent_verdicts if ctx.traj.resolve_agent(v.agent) is None]
     out += [f"step {s} is outside the log (0-{n - 1})"
@@ -76,10 +69,6 @@ def _problems(ans: Backtracking, ctx: RunContext, graph: CausalGraph) -> list[st
     if {v.subtask for v in ans.subtask_verdicts} != set(ids):
         out.append(f"give one subtask verdict for each of {', '.join(ids)}")
     return out[:8]
-
-
-def _oracles(ans: Backtracking) -> list[Oracle]:
-    return [Oracle(**o.model_dump()) for o in ans.oracles]
 
 
 def backtrack_schema(ctx: RunContext, graph: CausalGraph) -> dict[str, Any]:
@@ -150,7 +139,7 @@ async def backtrack(ctx: RunContext, graph: CausalGraph, exemplars: str, prefix:
                                            shortened=prefix.shortened))
         return []
     graph.whole_log_step, graph.whole_log_reason = ans.most_likely_step, ans.most_likely_reason
-    graph.oracles = ordered(_oracles(ans), [s.id for s in graph.subtasks])
+    graph.oracles = ordered(to_oracles(ans.oracles), [s.id for s in graph.subtasks])
     graph.verdicts = ([Verdict(level="subtask", target=v.subtask, discrepancy=v.discrepancy, reason=v.reason) for v in ans.subtask_verdicts]
                       + [Verdict(level="agent", target=f"{v.subtask}:{v.agent}", discrepancy=v.discrepancy, reason=v.reason) for v in ans.agent_verdicts]
                       + [Verdict(level="step", target=str(v.step), discrepancy=v.discrepancy, reason=v.reason, quote=v.quote,

@@ -26,7 +26,7 @@ from .counterfactual import attribute
 from .graph import CausalGraph, StageView
 from .prefix import Prefix, shared_prefix
 from .retrieval import exemplars_for
-from .structure import add_evidence, build_structure
+from .decompose import add_evidence, build_structure
 from .views import graph_text
 
 MODULES = CHIEF_MODULES
