@@ -25,7 +25,7 @@ from .backtrack import backtrack
 from .counterfactual import attribute
 from .graph import CausalGraph, StageView
 from .prefix import Prefix, shared_prefix
-from .retrieval import exemplars_for
+from .retrieval import GRAPH_EXEMPLAR_CHARS, ORACLE_EXEMPLAR_CHARS, exemplars_for
 from .decompose import add_evidence, build_structure
 from .views import graph_text
 
@@ -42,7 +42,7 @@ async def build_graph(ctx: RunContext, prefix: Prefix | None = None) -> tuple[Ca
     graph = CausalGraph(case_id=t.id, n_steps=t.n_steps, agents=t.agents,
                         step_agents={s.index: s.agent for s in t.steps})
     add_evidence(ctx, graph)
-    graph.exemplars, exemplar_texts, notice = exemplars_for(t, ctx.options.kb_dir, chars=(500, 300))
+    graph.exemplars, exemplar_texts, notice = exemplars_for(t, ctx.options.kb_dir, (GRAPH_EXEMPLAR_CHARS, ORACLE_EXEMPLAR_CHARS))
     if notice:
         ctx.notice(notice)
     await build_structure(ctx, graph, exemplar_texts[0], prefix)

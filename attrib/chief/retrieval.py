@@ -14,11 +14,14 @@ from .graph import Exemplar
 
 NO_KB = ("no knowledge base configured (run `attrib kb build --gaia FILE --assistantbench FILE`); "
          "CHIEF ran without retrieved exemplars")
-EXEMPLAR_CHARS = 600
+# How much of each exemplar a stage reads: the graph call decomposes like the exemplar, so it reads more;
+# the oracles only need the exemplar's shape of a checklist.
+GRAPH_EXEMPLAR_CHARS = 500
+ORACLE_EXEMPLAR_CHARS = 300
 
 
-def exemplars_for(traj: Trajectory, kb_dir: str | Path | None = None, k: int = 2,
-                  chars: tuple[int, ...] = (EXEMPLAR_CHARS,)) -> tuple[list[Exemplar], list[str], str | None]:
+def exemplars_for(traj: Trajectory, kb_dir: str | Path | None, chars: tuple[int, ...], k: int = 2,
+                  ) -> tuple[list[Exemplar], list[str], str | None]:
     """(exemplars, one prompt text per entry of ``chars`` (each exemplar capped at that many characters), notice)."""
     try:
         from ..kb.retrieve import format_exemplars, retrieve_exemplars
