@@ -22,6 +22,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from attrib.chief.backtrack import Backtracking
+from attrib.chief.counterfactual import Screening
+from attrib.chief.decompose import GraphDraft
+from attrib.chief.reflection import Decomposition
+from attrib.core.answers import AgentStepAnswer, HalfChoice, StepJudgement
+
 from mockserver import make_schema_responder
 
 _WORDS = ("the agent searched the page and extracted the value that the plan required before reporting a result "
@@ -136,25 +142,28 @@ def _screening(n: int, schema: dict, body: dict, rng: random.Random) -> dict:
             "step": step, "reason": _text(rng, 25, 40), "runner_up_step": runner, "runner_up_reason": _text(rng, 10, 18)}
 
 
+def _agent_step(n: int, schema: dict, body: dict, rng: random.Random) -> dict:
+    steps = schema["properties"]["step"]
+    choices = steps.get("enum") or list(range(steps.get("minimum", 0), steps.get("maximum", n - 1) + 1))
+    return {"agent": rng.choice(_enum(schema, "", "agent")), "step": rng.choice(choices), "reason": _text(rng, 30, 50)}
+
+
+# Keyed by the answer models themselves: the schema name on the wire is the model's class name, and a
+# renamed model breaks this table at import instead of silently falling back to filler answers.
+_ANSWERS: dict[str, Callable[[int, dict, dict, random.Random, float], Any]] = {
+    AgentStepAnswer.__name__: lambda n, s, b, rng, rate: _agent_step(n, s, b, rng),
+    StepJudgement.__name__: lambda n, s, b, rng, rate: {"decisive": rng.random() < rate, "reason": _text(rng, 15, 30)},
+    HalfChoice.__name__: lambda n, s, b, rng, rate: {"half": rng.choice(["first", "second"]), "reason": _text(rng, 10, 20)},
+    Decomposition.__name__: lambda n, s, b, rng, rate: {"subtasks": _subtasks(n, rng)},
+    GraphDraft.__name__: lambda n, s, b, rng, rate: _graph(n, s, b, rng),
+    Backtracking.__name__: lambda n, s, b, rng, rate: _backtracking(n, s, b, rng),
+    Screening.__name__: lambda n, s, b, rng, rate: _screening(n, s, b, rng),
+}
+
+
 def answer_for(name: str, schema: dict, body: dict, rng: random.Random, decisive_rate: float) -> Any:
-    n = _n_steps(body)
-    if name == "AgentStepAnswer":
-        steps = schema["properties"]["step"]
-        choices = steps.get("enum") or list(range(steps.get("minimum", 0), steps.get("maximum", n - 1) + 1))
-        return {"agent": rng.choice(_enum(schema, "", "agent")), "step": rng.choice(choices), "reason": _text(rng, 30, 50)}
-    if name == "StepJudgement":
-        return {"decisive": rng.random() < decisive_rate, "reason": _text(rng, 15, 30)}
-    if name == "HalfChoice":
-        return {"half": rng.choice(["first", "second"]), "reason": _text(rng, 10, 20)}
-    if name == "Decomposition":
-        return {"subtasks": _subtasks(n, rng)}
-    if name == "GraphDraft":
-        return _graph(n, schema, body, rng)
-    if name == "Backtracking":
-        return _backtracking(n, schema, body, rng)
-    if name == "Screening":
-        return _screening(n, schema, body, rng)
-    return None
+    make = _ANSWERS.get(name)
+    return make(_n_steps(body), schema, body, rng, decisive_rate) if make else None
 
 
 def make_realistic_responder(seed: int = 0, decisive_rate: float = 0.12) -> Callable[[dict], str]:
