@@ -13,19 +13,12 @@ prerequisite edges and literal-value step edges, and the graph says so.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel
 
 from ..core.context import InvalidAnswer, RunContext
 from ..llm.schema import constrain_defs, schema_for
-from .reflection import (
-    SubtaskDraft,
-    draft_rules,
-    max_subtasks,
-    range_problems,
-    reflect,
-    remap,
-    to_subtasks,
-)
 from .edges import (
     AgentEdgeDraft,
     StepEdgeDraft,
@@ -39,6 +32,15 @@ from .evidence import literal_flows, loop_groups
 from .graph import CausalGraph
 from .otar import AgentNodeDraft, build_nodes, node_problems
 from .prefix import Prefix
+from .reflection import (
+    SubtaskDraft,
+    draft_rules,
+    max_subtasks,
+    range_problems,
+    reflect,
+    remap,
+    to_subtasks,
+)
 from .views import evidence_text
 
 MAX_STEP_EDGES = 5
@@ -57,7 +59,7 @@ def add_evidence(ctx: RunContext, graph: CausalGraph) -> None:
     graph.literal_flows = literal_flows(ctx.traj)
 
 
-def graph_schema(ctx: RunContext) -> dict:
+def graph_schema(ctx: RunContext) -> dict[str, Any]:
     """The answer schema narrowed to this log: subtask ids, agents and the step range as enums/bounds."""
     t = ctx.traj
     ids = {"enum": [f"S{i}" for i in range(1, max_subtasks(t.n_steps) + 1)]}

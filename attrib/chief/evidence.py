@@ -257,13 +257,13 @@ def extract_literals(text: str) -> dict[tuple[LiteralKind, str], str]:
                 add("quote", key, value)
     rest = _FILE.sub(" ", rest)
     for m in _NUMBER.finditer(rest):
-        key = _number_key(m.group(1))
-        if key is not None:
-            add("number", key, m.group(1))
+        number = _number_key(m.group(1))
+        if number is not None:
+            add("number", number, m.group(1))
     return found
 
 
-def _in_question(kind: LiteralKind, key: str, question_keys: set[tuple[str, str]], question_text: str) -> bool:
+def _in_question(kind: LiteralKind, key: str, question_keys: set[tuple[LiteralKind, str]], question_text: str) -> bool:
     if (kind, key) in question_keys:
         return True
     return kind != "number" and len(key) >= 4 and key in question_text
@@ -294,7 +294,7 @@ def literal_flows(traj: Trajectory, max_flows: int = MAX_FLOWS, boilerplate_shar
 
     limit = max(8, boilerplate_share * len(traj.steps))
     agents = {s.index: s.agent for s in traj.steps}
-    flows: list[tuple[tuple[int, int, int], LiteralFlow]] = []
+    flows: list[tuple[tuple[int, int, int, int], LiteralFlow]] = []
     for (kind, key), steps in occurrences.items():
         if len(steps) < 2 or len(steps) >= limit:
             continue

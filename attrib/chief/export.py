@@ -112,17 +112,17 @@ def to_mermaid(graph: CausalGraph, traj: Trajectory | None = None, *, steps: Ste
         lines.append("  end")
         if col.subtask is not None and col.key in graph.candidate_subtasks:
             classes.append(f"  style {sid} fill:#fff8e6,stroke:#d08a00")
-    for e in graph.subtask_edges:
-        if e.source in col_id and e.target in col_id:
-            lines.append(f'  {col_id[e.source]} -->|"{mermaid_text(e.type)}"| {col_id[e.target]}')
-    for e in graph.agent_edges:
-        a, b = node_id.get((e.subtask, agent_key(e.source))), node_id.get((e.subtask, agent_key(e.target)))
+    for se in graph.subtask_edges:
+        if se.source in col_id and se.target in col_id:
+            lines.append(f'  {col_id[se.source]} -->|"{mermaid_text(se.type)}"| {col_id[se.target]}')
+    for ae in graph.agent_edges:
+        a, b = node_id.get((ae.subtask, agent_key(ae.source))), node_id.get((ae.subtask, agent_key(ae.target)))
         if a and b:
-            lines.append(f'  {a} -->|"{mermaid_text(e.type)}"| {b}')
+            lines.append(f'  {a} -->|"{mermaid_text(ae.type)}"| {b}')
     lines += links
-    for e in graph.step_edges:
-        if e.producer in shown and e.consumer in shown:
-            lines.append(f'  step{e.producer} -.->|"{mermaid_text(e.data, 40)}"| step{e.consumer}')
+    for fe in graph.step_edges:
+        if fe.producer in shown and fe.consumer in shown:
+            lines.append(f'  step{fe.producer} -.->|"{mermaid_text(fe.data, 40)}"| step{fe.consumer}')
     return "\n".join(lines + classes) + "\n"
 
 
@@ -178,19 +178,19 @@ def to_dot(graph: CausalGraph, traj: Trajectory | None = None, *, steps: StepMod
                 lines.append(f'    step{i} [label="{i}", shape=circle, fontsize=9, fillcolor={fill}];')
                 lines.append(f"    {nid} -> step{i} [style=dotted, arrowhead=none];")
         lines.append("  }")
-    for e in graph.subtask_edges:
-        if e.source in col_id and e.target in col_id:
-            a, b = col_id[e.source], col_id[e.target]
+    for se in graph.subtask_edges:
+        if se.source in col_id and se.target in col_id:
+            a, b = col_id[se.source], col_id[se.target]
             ta, tb = a.replace("sub", "cluster_"), b.replace("sub", "cluster_")
-            lines.append(f'  {a} -> {b} [ltail={ta}, lhead={tb}, label="{dot_text(e.type)}", penwidth=2];')
-    for e in graph.agent_edges:
-        a, b = node_id.get((e.subtask, agent_key(e.source))), node_id.get((e.subtask, agent_key(e.target)))
-        if a and b:
-            lines.append(f'  {a} -> {b} [label="{dot_text(e.type)}", color="#3b6fb6"];')
-    for e in graph.step_edges:
-        if e.producer in shown and e.consumer in shown:
-            style = "dashed" if e.origin == "literal" else "solid"
-            lines.append(f'  step{e.producer} -> step{e.consumer} [label="{dot_text(e.data, 40)}", '
+            lines.append(f'  {a} -> {b} [ltail={ta}, lhead={tb}, label="{dot_text(se.type)}", penwidth=2];')
+    for ae in graph.agent_edges:
+        src, dst = node_id.get((ae.subtask, agent_key(ae.source))), node_id.get((ae.subtask, agent_key(ae.target)))
+        if src and dst:
+            lines.append(f'  {src} -> {dst} [label="{dot_text(ae.type)}", color="#3b6fb6"];')
+    for fe in graph.step_edges:
+        if fe.producer in shown and fe.consumer in shown:
+            style = "dashed" if fe.origin == "literal" else "solid"
+            lines.append(f'  step{fe.producer} -> step{fe.consumer} [label="{dot_text(fe.data, 40)}", '
                          f'style={style}, color="#2a9d8f", constraint=false];')
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -23,10 +23,10 @@ from ..core.context import InvalidAnswer, MethodResult, RunContext
 from ..core.options import CHIEF_MODULES
 from .backtrack import backtrack
 from .counterfactual import attribute
+from .decompose import add_evidence, build_structure
 from .graph import CausalGraph, StageView
 from .prefix import Prefix, shared_prefix
 from .retrieval import GRAPH_EXEMPLAR_CHARS, ORACLE_EXEMPLAR_CHARS, exemplars_for
-from .decompose import add_evidence, build_structure
 from .views import graph_text
 
 MODULES = CHIEF_MODULES

@@ -11,6 +11,7 @@ stated exactly, behind the case's shared prefix (the whole log), for at most
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -67,7 +68,7 @@ def to_subtasks(drafts: list[SubtaskDraft]) -> list[Subtask]:
             for i, d in enumerate(drafts, 1)]
 
 
-def draft_rules(n_steps: int) -> dict:
+def draft_rules(n_steps: int) -> dict[str, Any]:
     steps = {"minimum": 0, "maximum": n_steps - 1}
     return {"SubtaskDraft": {"start": steps, "end": steps}}
 

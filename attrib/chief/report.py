@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 from html import escape
+from typing import Any
 
 from ..agents import agent_key
 from ..attribution import Attribution
@@ -166,10 +167,10 @@ def _edges(graph: CausalGraph, col_x: list[int], col_index: dict[str, int], top:
            chip_pos: dict[int, tuple[float, float]]) -> tuple[str, str]:
     """SVG for (step edges, drawn under the chips; subtask + agent edges, drawn over everything)."""
     under, over = ['<g class="g-step">'], ['<g class="g-sub">']
-    for e in graph.step_edges:
-        if e.producer not in chip_pos or e.consumer not in chip_pos:
+    for fe in graph.step_edges:
+        if fe.producer not in chip_pos or fe.consumer not in chip_pos:
             continue
-        (x1, y1), (x2, y2) = chip_pos[e.producer], chip_pos[e.consumer]
+        (x1, y1), (x2, y2) = chip_pos[fe.producer], chip_pos[fe.consumer]
         y1, y2 = y1 + CHIP_H / 2, y2 + CHIP_H / 2
         if x2 > x1 + CHIP_W + 40:  # forward: right side of the producer to the left side of the consumer
             x1 += CHIP_W
@@ -178,44 +179,44 @@ def _edges(graph: CausalGraph, col_x: list[int], col_index: dict[str, int], top:
         else:  # same column or backwards: loop out to the left of both chips
             dx = 26 + abs(y2 - y1) * 0.12
             d = f"M{x1},{y1} C{min(x1, x2) - dx},{y1} {min(x1, x2) - dx},{y2} {x2},{y2}"
-        lit = " literal" if e.origin == "literal" else ""
-        tip = f"step {e.producer} → {e.consumer}: {flat(e.data, 120)} ({e.data_type}, {e.origin})"
-        under.append(f'<path class="e-step{lit}" data-from="{e.producer}" data-to="{e.consumer}" '
+        lit = " literal" if fe.origin == "literal" else ""
+        tip = f"step {fe.producer} → {fe.consumer}: {flat(fe.data, 120)} ({fe.data_type}, {fe.origin})"
+        under.append(f'<path class="e-step{lit}" data-from="{fe.producer}" data-to="{fe.consumer}" '
                      f'd="{d}" marker-end="url(#m-flow)">'
                      f'<title>{_e(tip)}</title></path>')
     under.append("</g>")
-    for e in graph.subtask_edges:
-        if e.source not in col_index or e.target not in col_index:
+    for se in graph.subtask_edges:
+        if se.source not in col_index or se.target not in col_index:
             continue
-        a, b = col_index[e.source], col_index[e.target]
+        a, b = col_index[se.source], col_index[se.target]
         x1, x2 = col_x[a] + COL_W / 2 + 20, col_x[b] + COL_W / 2 - 20
         lift = 26 + 14 * min(abs(b - a) - 1, 5)
         mid = (x1 + x2) / 2
         over.append(f'<path class="e-sub" d="M{x1},{top} C{x1},{top - lift} {x2},{top - lift} {x2},{top}" '
-                    f'marker-end="url(#m-sub)"><title>{_e(f"{e.source} → {e.target}: {e.type}")}</title></path>'
+                    f'marker-end="url(#m-sub)"><title>{_e(f"{se.source} → {se.target}: {se.type}")}</title></path>'
                     f'<text class="elabel" x="{mid}" y="{top - lift * 0.75 - 3}" text-anchor="middle">'
-                    f'{_e(e.type.replace("_", " "))}</text>')
+                    f'{_e(se.type.replace("_", " "))}</text>')
     over.append('</g><g class="g-agent">')
     per_col: dict[str, int] = {}
     n_col: dict[str, int] = {}
-    for e in graph.agent_edges:
-        n_col[e.subtask] = n_col.get(e.subtask, 0) + 1
-    for e in graph.agent_edges:
-        src, dst = node_box.get((e.subtask, agent_key(e.source))), node_box.get((e.subtask, agent_key(e.target)))
+    for ae in graph.agent_edges:
+        n_col[ae.subtask] = n_col.get(ae.subtask, 0) + 1
+    for ae in graph.agent_edges:
+        src, dst = node_box.get((ae.subtask, agent_key(ae.source))), node_box.get((ae.subtask, agent_key(ae.target)))
         if src is None or dst is None:
             continue
-        k = per_col.get(e.subtask, 0)
-        per_col[e.subtask] = k + 1
-        color, short = AGENT_COLORS.get(e.type, ("#555", e.type))
+        k = per_col.get(ae.subtask, 0)
+        per_col[ae.subtask] = k + 1
+        color, short = AGENT_COLORS.get(ae.type, ("#555", ae.type))
         xr, y1, y2 = src[0], src[1], dst[1]
         bx = xr + 14 + 10 * (k % 4)
         if src is dst:
             d, lx, ly = f"M{xr},{y1 - 8} C{xr + 34},{y1 - 26} {xr + 34},{y1 + 26} {xr + 1},{y1 + 8}", xr + 30, y1 - 10
         else:
-            lx = xr + 26 + 10 * min(n_col[e.subtask] - 1, 3)  # labels sit right of every curve of the column
+            lx = xr + 26 + 10 * min(n_col[ae.subtask] - 1, 3)  # labels sit right of every curve of the column
             d, ly = f"M{xr},{y1} C{bx + 12},{y1} {bx + 12},{y2} {xr + 1},{y2}", (y1 + y2) / 2 - 8 + 12 * (k % 3)
-        over.append(f'<path class="e-agent" stroke="{color}" d="{d}" marker-end="url(#m-{e.type})">'
-                    f'<title>{_e(f"{e.subtask}: {e.source} → {e.target} ({e.type})")}</title></path>'
+        over.append(f'<path class="e-agent" stroke="{color}" d="{d}" marker-end="url(#m-{ae.type})">'
+                    f'<title>{_e(f"{ae.subtask}: {ae.source} → {ae.target} ({ae.type})")}</title></path>'
                     f'<text class="elabel" x="{lx}" y="{ly}" style="fill:{color}">{_e(short)}</text>')
     over.append("</g>")
     return "".join(under), "".join(over)
@@ -329,10 +330,10 @@ def _evidence(graph: CausalGraph) -> str:
     return "".join(out)
 
 
-def _data(graph: CausalGraph, traj: Trajectory, cols: list[Column]) -> dict:
+def _data(graph: CausalGraph, traj: Trajectory, cols: list[Column]) -> dict[str, Any]:
     v = _Verdicts(graph.verdicts)
     where: dict[int, str] = {}
-    nodes: dict[str, dict] = {}
+    nodes: dict[str, dict[str, Any]] = {}
     for ci, col in enumerate(cols):
         for ni, n in enumerate(col.nodes):
             av = v.agent.get((col.key, agent_key(n.agent)))
@@ -343,11 +344,11 @@ def _data(graph: CausalGraph, traj: Trajectory, cols: list[Column]) -> dict:
             for i in n.steps:
                 where[i] = col.title
     loop = {i for g in graph.loop_groups for i in g.steps}
-    ins: dict[int, list] = {}
-    outs: dict[int, list] = {}
-    for e in graph.step_edges:
-        ins.setdefault(e.consumer, []).append([e.producer, flat(e.data, 200), e.data_type, e.origin])
-        outs.setdefault(e.producer, []).append([e.consumer, flat(e.data, 200), e.data_type, e.origin])
+    ins: dict[int, list[list[Any]]] = {}
+    outs: dict[int, list[list[Any]]] = {}
+    for fe in graph.step_edges:
+        ins.setdefault(fe.consumer, []).append([fe.producer, flat(fe.data, 200), fe.data_type, fe.origin])
+        outs.setdefault(fe.producer, []).append([fe.consumer, flat(fe.data, 200), fe.data_type, fe.origin])
     steps = [{"agent": s.agent, "label": s.label, "content": s.content, "role": s.role, "source_id": s.source_id,
               "subtask": where.get(s.index, UNASSIGNED), "loop": s.index in loop,
               "truncated": s.index in traj.truncated_steps, "inputs": ins.get(s.index, []), "outputs": outs.get(s.index, []),
