@@ -89,7 +89,7 @@ def to_mermaid(graph: CausalGraph, traj: Trajectory | None = None, *, steps: Ste
              "  classDef root fill:#d7263d,stroke:#7a0010,color:#ffffff,stroke-width:3px"]
     classes: list[str] = []
     links: list[str] = []
-    for ci, col in enumerate(cols):
+    for col in cols:
         sid = col_id[col.key]
         span = f" (steps {col.subtask.start}-{col.subtask.end})" if col.subtask else ""
         lines.append(f'  subgraph {sid}["{mermaid_text(flat(col.title, 48) + span, 80)}"]')
