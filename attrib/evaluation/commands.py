@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
@@ -32,7 +31,7 @@ def score(
     legacy_scoring: bool = typer.Option(False, "--legacy-scoring", help="Use the official Who&When substring "
                                         "matching (for comparison with published numbers)."),
     json_output: bool = typer.Option(False, "--json", help="Print the reports as JSON."),
-    subset: Optional[str] = typer.Option(None, "--subset", help="Only logs of this subset: "
+    subset: str | None = typer.Option(None, "--subset", help="Only logs of this subset: "
                                          "algorithm-generated or hand-crafted."),
     model: str = typer.Option("unknown", "--model", help="Model label for official-format predictions."),
     with_ground_truth: bool = typer.Option(True, "--with-ground-truth/--without-ground-truth",
@@ -62,10 +61,10 @@ def score(
 def compare(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories (config.json + cases.jsonl)."),
     to: str = typer.Option("table", "--to", help="Output: table, markdown, csv or json."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write to this file instead of the terminal."),
-    plots: Optional[Path] = typer.Option(None, "--plots", help="Write tolerance.png and cost_frontier.png here."),
+    out: Path | None = typer.Option(None, "--out", help="Write to this file instead of the terminal."),
+    plots: Path | None = typer.Option(None, "--plots", help="Write tolerance.png and cost_frontier.png here."),
     reference: bool = typer.Option(False, "--reference", help="Add published rows for the same method and setting."),
-    subset: Optional[str] = typer.Option(None, "--subset", help="Only cases of this subset."),
+    subset: str | None = typer.Option(None, "--subset", help="Only cases of this subset."),
     by_subset: bool = typer.Option(False, "--by-subset", help="One row per subset for each configuration."),
     bootstrap: int = typer.Option(N_BOOTSTRAP, "--bootstrap", min=100, help="Bootstrap resamples for the CIs."),
     seed: int = typer.Option(SEED, "--seed", help="Bootstrap seed."),
