@@ -15,12 +15,20 @@ from rich.console import Console
 from ..cli_options import LabelsOpt
 from ..errors import ConfigError, InputError
 from .compare import compare_runs
-from .compare_render import print_table, render
+from .compare_render import Format, print_table, render
 from .render import print_report
 from .score_file import score_file
 from .scoring import N_BOOTSTRAP, SEED
 
-FORMATS = ("table", "markdown", "csv", "json")
+FORMATS: tuple[Format, ...] = ("table", "markdown", "csv", "json")
+
+
+def _output_format(to: str) -> Format:
+    """``to`` as an output format, or a ConfigError naming the choices."""
+    for fmt in FORMATS:
+        if fmt == to:
+            return fmt
+    raise ConfigError(f"--to must be one of {', '.join(FORMATS)}, got {to!r}")
 
 
 def score(
@@ -70,21 +78,20 @@ def compare(
     seed: int = typer.Option(SEED, "--seed", help="Bootstrap seed."),
 ) -> None:
     """Compare runs: accuracy with CIs, tolerance, calls, tokens, USD and seconds per case."""
-    if to not in FORMATS:
-        raise ConfigError(f"--to must be one of {', '.join(FORMATS)}, got {to!r}")
+    fmt = _output_format(to)
     comp = compare_runs(run_dirs, reference=reference, subset=subset, by_subset=by_subset,
                             n_boot=bootstrap, seed=seed)
     if out is not None:
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(render(comp, to), encoding="utf-8")  # type: ignore[arg-type]
+            out.write_text(render(comp, fmt), encoding="utf-8")
         except OSError as exc:
             raise InputError(out, f"cannot write: {exc.strerror or exc}") from None
         typer.echo(f"wrote {out}")
-    elif to == "table":
+    elif fmt == "table":
         print_table(comp)
     else:
-        typer.echo(render(comp, to), nl=False)  # type: ignore[arg-type]
+        typer.echo(render(comp, fmt), nl=False)
     if plots is not None:
         from .plots import write_plots
 

@@ -22,6 +22,9 @@ from ..trajectory import Trajectory
 Subset = Literal["algorithm-generated", "hand-crafted"]
 M = TypeVar("M", bound=BaseModel)
 
+# error_kind of an attribution that came back without an answer, by its status
+FAILED_KINDS = {"invalid": "invalid_answer", "error": "llm", "infrastructure_failure": "infrastructure"}
+
 
 def as_subset(value: str | None) -> Subset | None:
     """``value`` if it names a Who&When subset, else None."""
@@ -30,9 +33,6 @@ def as_subset(value: str | None) -> Subset | None:
     if value == "hand-crafted":
         return "hand-crafted"
     return None
-
-# error_kind of an attribution that came back without an answer, by its status
-FAILED_KINDS = {"invalid": "invalid_answer", "error": "llm", "infrastructure_failure": "infrastructure"}
 
 
 class CaseRecord(BaseModel):
@@ -115,7 +115,7 @@ class CaseRecord(BaseModel):
         )
         return self.model_copy(update={
             "n_steps": traj.n_steps,
-            "subset": traj.subset if traj.subset in ("algorithm-generated", "hand-crafted") else self.subset,
+            "subset": as_subset(traj.subset) or self.subset,
             "path": traj.path or self.path,
             "source_format": traj.source_format,
             "gold_agent": gold.agent if gold else None,
