@@ -24,15 +24,15 @@ class CallRecord(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     estimated_input_tokens: int | None = Field(default=None, description="pre-flight token count of the prompt; None when its byte size already proved it fits")
-    tokenizer: str = Field("cl100k_base (tiktoken, offline)", description="what made the pre-flight count")
+    tokenizer: str = Field(default="cl100k_base (tiktoken, offline)", description="what made the pre-flight count")
     seconds: float = 0.0
     cached: bool = False
-    attempts: int = Field(0, description="HTTP/model requests actually sent (retries included, cache hits excluded)")
-    reasks: int = Field(0, description="re-asks after an invalid answer (0 or 1)")
+    attempts: int = Field(default=0, description="HTTP/model requests actually sent (retries included, cache hits excluded)")
+    reasks: int = Field(default=0, description="re-asks after an invalid answer (0 or 1)")
     valid: bool = True
     error: str | None = None
     response_mode: str | None = Field(default=None, description="json_schema, json_object or text")
-    truncated: bool = Field(False, description="step contents were shortened so the prompt fits the context window")
+    truncated: bool = Field(default=False, description="step contents were shortened so the prompt fits the context window")
     temperature: float | None = None
     seed: int | None = None
     cost_usd: float | None = Field(default=None, description="None when the model has no price in the table")
@@ -48,14 +48,14 @@ class Usage(BaseModel):
     invalid_calls: int = 0
 
     @classmethod
-    def of(cls, calls: list[CallRecord], seconds: float | None = None) -> "Usage":
-        costs = [c.cost_usd for c in calls]
+    def of(cls, calls: list[CallRecord], seconds: float | None = None) -> Usage:
+        known = [c.cost_usd for c in calls if c.cost_usd is not None]
         return cls(
             calls=len(calls),
             cached_calls=sum(c.cached for c in calls),
             input_tokens=sum(c.input_tokens for c in calls),
             output_tokens=sum(c.output_tokens for c in calls),
-            cost_usd=None if any(c is None for c in costs) else round(sum(costs), 6),  # type: ignore[arg-type]
+            cost_usd=None if len(known) < len(calls) else round(sum(known), 6),
             seconds=round(seconds if seconds is not None else sum(c.seconds for c in calls), 3),
             invalid_calls=sum(not c.valid for c in calls),
         )
@@ -95,7 +95,7 @@ class Attribution(BaseModel):
     log_path: str | None = None
     method: str
     model: str
-    demo_model: bool = Field(False, description="True when the answer comes from the embedded 135M demo model")
+    demo_model: bool = Field(default=False, description="True when the answer comes from the embedded 135M demo model")
     with_ground_truth: bool = True
     status: Status = "ok"
     agent: str | None = None

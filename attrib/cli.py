@@ -6,19 +6,15 @@ import asyncio
 import contextlib
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
 from . import api
-from .chief.commands import register as chief_commands
-from .evaluation.commands import register as eval_commands
-from .evaluation.evaluate_cmd import register as evaluate_command
-from .kb.commands import register as kb_commands
-from .readers.commands import register as reader_commands
 from .agents import agent_key
+from .chief.commands import register as chief_commands
 from .cli_options import (
     BaseUrlOpt,
     ChiefModulesOpt,
@@ -33,9 +29,13 @@ from .cli_options import (
     SeedOpt,
 )
 from .errors import AttribError, ConfigError, InputError
+from .evaluation.commands import register as eval_commands
+from .evaluation.evaluate_cmd import register as evaluate_command
+from .kb.commands import register as kb_commands
 from .methods import METHODS
 from .output import show, to_json, write_json
 from .readers import iter_log_paths, load_log
+from .readers.commands import register as reader_commands
 from .readers.label_file import load_labelled, load_labels
 
 err = Console(stderr=True)
@@ -47,7 +47,8 @@ EXIT_INFRASTRUCTURE_FAILURE = 4
 class _Group(TyperGroup):
     """Turns AttribError into one line on stderr and its exit code: never a traceback."""
 
-    def invoke(self, ctx):  # type: ignore[override]
+    # typer.Context is the public subclass of the click Context typer vendors (typer._click), hence the override ignore
+    def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         try:
             return super().invoke(ctx)
         except AttribError as exc:
@@ -67,7 +68,7 @@ def predict(
     config: ConfigOpt = None,
     no_ground_truth: NoGroundTruthOpt = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the attribution as one JSON object (schema_version inside).")] = False,
-    out: Annotated[Optional[Path], typer.Option("--out", help="Also write the JSON attribution to this file.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Also write the JSON attribution to this file.")] = None,
     fmt: LogFormatOpt = "auto",
     seed: SeedOpt = 0,
     no_cache: NoCacheOpt = False,
@@ -76,7 +77,7 @@ def predict(
     max_retries: Annotated[int, typer.Option(help="Retries on 429/5xx/timeouts before giving up.")] = 5,
     chief_modules: ChiefModulesOpt = "full",
     kb_dir: KbDirOpt = None,
-    report: Annotated[Optional[Path], typer.Option("--report", help="CHIEF only: write a self-contained HTML report of the graph and the verdicts.")] = None,
+    report: Annotated[Path | None, typer.Option("--report", help="CHIEF only: write a self-contained HTML report of the graph and the verdicts.")] = None,
 ) -> None:
     """Attribute one failed run: agent, step (0-based), reason, and the evidence and cost behind them.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -51,7 +51,7 @@ def panel(att: Attribution) -> Panel:
     grid.add_row("tokens", f"{u.input_tokens:,} in / {u.output_tokens:,} out")
     grid.add_row("cost", _money(u.cost_usd))
     grid.add_row("time", f"{u.seconds:.2f} s")
-    parts: list = [grid]
+    parts: list[RenderableType] = [grid]
     if att.notices:
         parts.append(Text("\n".join(f"note: {n}" for n in att.notices), style="yellow"))
     return Panel(Group(*parts), title="attrib: failure attribution", expand=False)

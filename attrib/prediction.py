@@ -14,21 +14,21 @@ from pathlib import Path
 from typing import Any
 
 from .attribution import Attribution, Usage
+from .core.context import InvalidAnswer, RunContext
+from .core.options import MethodOptions
 from .errors import LLMError
 from .llm.cache import Cache
 from .llm.client import LLMClient
 from .llm.config import Config, load_config, resolve
 from .llm.local_backend import DEMO_NOTICE
 from .methods import get as get_method
-from .core.options import MethodOptions
-from .core.context import InvalidAnswer, RunContext
 from .readers import load_log
 from .render import excerpt
 from .trajectory import Trajectory
 
 
 def make_client(model: str | None = None, base_url: str | None = None, *, config: Config | str | Path | None = None,
-                cache: bool | str | Path = True, offline: bool = False, **settings) -> LLMClient:
+                cache: bool | str | Path = True, offline: bool = False, **settings: Any) -> LLMClient:
     """Resolve a model (flags > env > attrib.toml > embedded demo) and build the one LLM client."""
     cfg = config if isinstance(config, Config) else load_config(config)
     ms = resolve(model, base_url, config=cfg, **settings)

@@ -9,7 +9,7 @@ their own files and are included with ``$include:name``.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from string import Template
 
@@ -26,7 +26,7 @@ def prompts_dir() -> Path:
     raise ConfigError("prompt templates not found (expected attrib/prompts or ./prompts)")
 
 
-@lru_cache(maxsize=None)
+@cache
 def template(name: str) -> str:
     path = prompts_dir() / f"{name}.txt"
     if not path.is_file():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -50,7 +51,7 @@ class Trajectory(BaseModel):
     truncated_steps: list[int] = Field(default_factory=list, description="steps whose content the reader shortened")
     infrastructure_failure: str | None = Field(
         default=None, description="why the run died on infrastructure (retries, HTTP errors) rather than on an agent")
-    metadata: dict = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
     @property
     def n_steps(self) -> int:

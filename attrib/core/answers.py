@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -49,7 +50,7 @@ def check_step(traj: Trajectory, step: int, allowed: list[int] | None = None) ->
     return []
 
 
-def agent_step_validator(traj: Trajectory, allowed: list[int] | None = None):
+def agent_step_validator(traj: Trajectory, allowed: list[int] | None = None) -> Callable[[AgentStepAnswer], list[str]]:
     def validate(ans: AgentStepAnswer) -> list[str]:
         return check_agent(traj, ans.agent) + check_step(traj, ans.step, allowed)
 

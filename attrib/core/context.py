@@ -70,7 +70,7 @@ class RunContext:
                 {"role": "user", "content": prompts.render(template, **{**self.task_values(), **values})}]
 
     async def ask(self, stage: str, build: Callable[[int | None], list[dict[str, str]]], answer: type[T], *,
-                  schema: dict | None = None, validate: Callable | None = None, max_tokens: int | None = None) -> T:
+                  schema: dict[str, Any] | None = None, validate: Callable[[Any], list[str]] | None = None, max_tokens: int | None = None) -> T:
         """Build the prompt at the largest step budget that fits, ask, record; raise InvalidAnswer if invalid."""
         if self.client is None:
             raise LLMError(f"{stage}: this method needs a model")

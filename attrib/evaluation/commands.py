@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
@@ -16,12 +15,20 @@ from rich.console import Console
 from ..cli_options import LabelsOpt
 from ..errors import ConfigError, InputError
 from .compare import compare_runs
-from .compare_render import print_table, render
+from .compare_render import Format, print_table, render
 from .render import print_report
 from .score_file import score_file
 from .scoring import N_BOOTSTRAP, SEED
 
-FORMATS = ("table", "markdown", "csv", "json")
+FORMATS: tuple[Format, ...] = ("table", "markdown", "csv", "json")
+
+
+def _output_format(to: str) -> Format:
+    """``to`` as an output format, or a ConfigError naming the choices."""
+    for fmt in FORMATS:
+        if fmt == to:
+            return fmt
+    raise ConfigError(f"--to must be one of {', '.join(FORMATS)}, got {to!r}")
 
 
 def score(
@@ -32,7 +39,7 @@ def score(
     legacy_scoring: bool = typer.Option(False, "--legacy-scoring", help="Use the official Who&When substring "
                                         "matching (for comparison with published numbers)."),
     json_output: bool = typer.Option(False, "--json", help="Print the reports as JSON."),
-    subset: Optional[str] = typer.Option(None, "--subset", help="Only logs of this subset: "
+    subset: str | None = typer.Option(None, "--subset", help="Only logs of this subset: "
                                          "algorithm-generated or hand-crafted."),
     model: str = typer.Option("unknown", "--model", help="Model label for official-format predictions."),
     with_ground_truth: bool = typer.Option(True, "--with-ground-truth/--without-ground-truth",
@@ -62,30 +69,29 @@ def score(
 def compare(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories (config.json + cases.jsonl)."),
     to: str = typer.Option("table", "--to", help="Output: table, markdown, csv or json."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write to this file instead of the terminal."),
-    plots: Optional[Path] = typer.Option(None, "--plots", help="Write tolerance.png and cost_frontier.png here."),
+    out: Path | None = typer.Option(None, "--out", help="Write to this file instead of the terminal."),
+    plots: Path | None = typer.Option(None, "--plots", help="Write tolerance.png and cost_frontier.png here."),
     reference: bool = typer.Option(False, "--reference", help="Add published rows for the same method and setting."),
-    subset: Optional[str] = typer.Option(None, "--subset", help="Only cases of this subset."),
+    subset: str | None = typer.Option(None, "--subset", help="Only cases of this subset."),
     by_subset: bool = typer.Option(False, "--by-subset", help="One row per subset for each configuration."),
     bootstrap: int = typer.Option(N_BOOTSTRAP, "--bootstrap", min=100, help="Bootstrap resamples for the CIs."),
     seed: int = typer.Option(SEED, "--seed", help="Bootstrap seed."),
 ) -> None:
     """Compare runs: accuracy with CIs, tolerance, calls, tokens, USD and seconds per case."""
-    if to not in FORMATS:
-        raise ConfigError(f"--to must be one of {', '.join(FORMATS)}, got {to!r}")
+    fmt = _output_format(to)
     comp = compare_runs(run_dirs, reference=reference, subset=subset, by_subset=by_subset,
                             n_boot=bootstrap, seed=seed)
     if out is not None:
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(render(comp, to), encoding="utf-8")  # type: ignore[arg-type]
+            out.write_text(render(comp, fmt), encoding="utf-8")
         except OSError as exc:
             raise InputError(out, f"cannot write: {exc.strerror or exc}") from None
         typer.echo(f"wrote {out}")
-    elif to == "table":
+    elif fmt == "table":
         print_table(comp)
     else:
-        typer.echo(render(comp, to), nl=False)  # type: ignore[arg-type]
+        typer.echo(render(comp, fmt), nl=False)
     if plots is not None:
         from .plots import write_plots
 

@@ -44,7 +44,7 @@ class Cell(BaseModel):
     std: float | None = None
 
     @classmethod
-    def of(cls, e: Estimate) -> "Cell":
+    def of(cls, e: Estimate) -> Cell:
         return cls(acc=e.acc, low=e.ci_low, high=e.ci_high, std=e.run_std)
 
     def text(self, ci: bool = True) -> str:
@@ -60,7 +60,7 @@ class CompareRow(BaseModel):
     method: str
     model: str | None
     with_ground_truth: bool | None
-    subset: str = Field("all", description="'all' or one subset name")
+    subset: str = Field(default="all", description="'all' or one subset name")
     sources: list[str] = Field(default_factory=list, description="run directories, or the paper and table")
     n: int | None = None
     runs: int | None = None
@@ -72,8 +72,8 @@ class CompareRow(BaseModel):
     output_tokens_per_case: float | None = None
     usd_per_case: float | None = None
     seconds_per_case: float | None = None
-    invalid: int | None = Field(None, description="records with status 'invalid'")
-    failed: int | None = Field(None, description="records without a usable answer (any non-ok status)")
+    invalid: int | None = Field(default=None, description="records with status 'invalid'")
+    failed: int | None = Field(default=None, description="records without a usable answer (any non-ok status)")
     note: str | None = None
 
 
@@ -188,7 +188,7 @@ def _same_setting(a: ReferenceRow, b: ReferenceRow) -> bool:
 
 def reference_rows(refs: Sequence[ReferenceRow]) -> list[CompareRow]:
     """Published rows for display: repeated numbers dropped, tokens-only rows folded into accuracy rows."""
-    seen: set[tuple] = set()
+    seen: set[tuple[object, ...]] = set()
     acc_rows: list[ReferenceRow] = []
     for r in refs:
         key = (r.paper, r.method, r.subset, r.with_ground_truth, r.agent_acc, r.step_acc, tuple(r.step_acc_at_k.items()))
@@ -255,7 +255,8 @@ def build_comparison(
         else:
             rows.append(measured_row(recs, srcs, subset or "all", n_boot, seed))
         if reference:
-            refs = [ref for s in subsets or [None] for ref in find_reference(recs[0].method, recs[0].with_ground_truth, s)]
+            wanted: list[str | None] = [*subsets] if subsets else [None]
+            refs = [ref for s in wanted for ref in find_reference(recs[0].method, recs[0].with_ground_truth, s)]
             for row in reference_rows(refs):
                 if row.label not in shown:
                     shown.add(row.label)

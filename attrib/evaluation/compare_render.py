@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..formatting import accuracy
-from .compare import SHOWN_TOLERANCES, Cell, Comparison, CompareRow, gt_text
+from .compare import SHOWN_TOLERANCES, Cell, CompareRow, Comparison, gt_text
 
 Format = Literal["table", "markdown", "csv", "json"]
 HEADERS = (

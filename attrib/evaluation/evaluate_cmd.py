@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -25,6 +25,8 @@ from .records import CaseRecord
 from .render import print_report
 from .runner import EvalConfig, Job, Tally
 
+DEFAULT_METHOD = "all-at-once"
+
 
 def _status(t: Tally) -> str:
     if not t.done:
@@ -36,18 +38,19 @@ def _status(t: Tally) -> str:
 
 def evaluate(
     paths: Annotated[list[Path], typer.Argument(help="Log files or folders (e.g. ../shared/datasets/who_and_when).")],
-    method: Annotated[list[str], typer.Option("--method", "-m", help="Method to run; repeat for several.")] = ["all-at-once"],
-    model: Annotated[Optional[list[str]], typer.Option("--model", help="Model or profile; repeat to compare models.")] = None,
-    base_url: Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible endpoint for every --model.")] = None,
+    method: Annotated[list[str] | None, typer.Option("--method", "-m", help="Method to run; repeat for several.",
+                                                     show_default=DEFAULT_METHOD)] = None,
+    model: Annotated[list[str] | None, typer.Option("--model", help="Model or profile; repeat to compare models.")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint for every --model.")] = None,
     runs: Annotated[int, typer.Option(help="Seeded repeats of every case (mean and std are reported).")] = 1,
     config_file: ConfigOpt = None,
     no_ground_truth: NoGroundTruthOpt = False,
     both_settings: Annotated[bool, typer.Option("--both-settings", help="Run with AND without the ground truth.")] = False,
-    limit: Annotated[Optional[int], typer.Option(help="Only the first N logs.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N logs.")] = None,
     concurrency: Annotated[int, typer.Option(help="Cases (and LLM calls) in flight at once.")] = 8,
-    budget_usd: Annotated[Optional[float], typer.Option("--budget-usd", help="Stop starting cases before this spend.")] = None,
-    budget_tokens: Annotated[Optional[int], typer.Option("--budget-tokens", help="Stop starting cases before this many tokens.")] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", help="Run directory (default: runs/eval-<methods>-<config hash>).")] = None,
+    budget_usd: Annotated[float | None, typer.Option("--budget-usd", help="Stop starting cases before this spend.")] = None,
+    budget_tokens: Annotated[int | None, typer.Option("--budget-tokens", help="Stop starting cases before this many tokens.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Run directory (default: runs/eval-<methods>-<config hash>).")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Base seed; run r uses seed+r.")] = 0,
     chief_modules: ChiefModulesOpt = "full",
     kb_dir: KbDirOpt = None,
@@ -60,7 +63,8 @@ def evaluate(
 ) -> None:
     """Run methods and models over labelled logs; write a resumable run directory and print accuracy and cost."""
     gt = [True, False] if both_settings else [not no_ground_truth]
-    config = EvalConfig(paths=[str(p) for p in paths], methods=method, models=model or [None], base_url=base_url,
+    models: list[str | None] = [*model] if model else [None]
+    config = EvalConfig(paths=[str(p) for p in paths], methods=method or [DEFAULT_METHOD], models=models, base_url=base_url,
                         ground_truth=gt, runs=runs, seed=seed, limit=limit, concurrency=concurrency,
                         budget_usd=budget_usd, budget_tokens=budget_tokens, chief_modules=chief_modules,
                         kb_dir=str(kb_dir) if kb_dir else None, log_format=fmt,

@@ -11,7 +11,7 @@ apply, implemented here as stated:
 2. **Step.** The gold ``mistake_step`` string (``str(gold step)``, e.g. ``"1"``) must be a
    *substring* of the predicted step string. The predicted step string is the first run of digits
    of the step text (what the official parser extracts), or ``str(step)`` for our own records.
-   So gold ``"1"`` matches predictions 1, 10-19, 21, 31, ... 
+   So gold ``"1"`` matches predictions 1, 10-19, 21, 31, ...
 3. **Denominator.** Every log in the data folder counts; a log without a parsable prediction (no
    block, or no agent / step in its block) is wrong at both levels.
 4. No tolerance levels: legacy reports only agent and exact-step accuracy.

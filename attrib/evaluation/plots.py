@@ -7,13 +7,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
-from .compare import Comparison, CompareRow
+from .compare import CompareRow, Comparison
 from .scoring import TOLERANCES
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
-def _pyplot():
+
+def _pyplot() -> ModuleType:
     try:
         import matplotlib
 
@@ -86,7 +91,7 @@ def plot_cost_frontier(comp: Comparison, path: str | Path) -> Path:
     return _save(fig, plt, path)
 
 
-def _save(fig, plt, path: str | Path) -> Path:
+def _save(fig: Figure, plt: ModuleType, path: str | Path) -> Path:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()

@@ -17,7 +17,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -50,7 +50,7 @@ def _warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
-def _from_attribution_dict(data: dict) -> CaseRecord:
+def _from_attribution_dict(data: dict[str, Any]) -> CaseRecord:
     att = Attribution.model_validate(data)
     u = att.usage
     return CaseRecord(
@@ -61,7 +61,7 @@ def _from_attribution_dict(data: dict) -> CaseRecord:
     )
 
 
-def _json_kind(data: dict) -> Kind | None:
+def _json_kind(data: dict[str, Any]) -> Kind | None:
     if "pred_agent" in data or "agent_correct" in data:
         return "records"
     if "case_id" in data and "method" in data and ("agent" in data or "status" in data):
@@ -78,7 +78,7 @@ def _read_json_document(p: Path, text: str) -> Predictions | None:
     except json.JSONDecodeError:
         return None
     items = data if isinstance(data, list) else [data]
-    records = []
+    records: list[CaseRecord] = []
     for i, item in enumerate(items):
         if not isinstance(item, dict):
             raise InputError(p, f"item {i} is not a JSON object")
@@ -92,7 +92,8 @@ def _read_json_document(p: Path, text: str) -> Predictions | None:
 
 
 def _read_official(p: Path, model: str, with_ground_truth: bool) -> Predictions:
-    records, texts = [], {}
+    records: list[CaseRecord] = []
+    texts: dict[int, str] = {}
     for pred in read_official(p).values():
         complete = pred.agent is not None and pred.step is not None
         if pred.step_text is not None:
@@ -190,7 +191,7 @@ def score_predictions(
     """Scored records: one per (configuration, run, log); logs without a prediction count as failed."""
     warn = warn or _warn
     index = _Index(trajectories)
-    chosen: dict[tuple, tuple[CaseRecord, str | None]] = {}
+    chosen: dict[tuple[str, str, bool, int, str | None, str], tuple[CaseRecord, str | None]] = {}
     unmatched, duplicates = [], 0
     for i, rec in enumerate(preds.records):
         traj = index.find(rec, preds.path)

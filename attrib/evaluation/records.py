@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -20,9 +20,19 @@ from ..errors import InputError
 from ..trajectory import Trajectory
 
 Subset = Literal["algorithm-generated", "hand-crafted"]
+M = TypeVar("M", bound=BaseModel)
 
 # error_kind of an attribution that came back without an answer, by its status
 FAILED_KINDS = {"invalid": "invalid_answer", "error": "llm", "infrastructure_failure": "infrastructure"}
+
+
+def as_subset(value: str | None) -> Subset | None:
+    """``value`` if it names a Who&When subset, else None."""
+    if value == "algorithm-generated":
+        return "algorithm-generated"
+    if value == "hand-crafted":
+        return "hand-crafted"
+    return None
 
 
 class CaseRecord(BaseModel):
@@ -31,7 +41,7 @@ class CaseRecord(BaseModel):
     case_id: str
     path: str | None = None
     subset: Subset | None = None
-    source_format: str | None = Field(None, description="the reader that read the log (who-and-when, tau-bench, ...)")
+    source_format: str | None = Field(default=None, description="the reader that read the log (who-and-when, tau-bench, ...)")
     n_steps: int
     method: str
     model: str
@@ -42,9 +52,9 @@ class CaseRecord(BaseModel):
     pred_step: int | None = None
     gold_agent: str | None = None
     gold_step: int | None = None
-    agent_correct: bool | None = Field(None, description="None when the case has no gold label")
+    agent_correct: bool | None = Field(default=None, description="None when the case has no gold label")
     step_correct: bool | None = None
-    step_distance: int | None = Field(None, description="|pred - gold|; None without a usable step")
+    step_distance: int | None = Field(default=None, description="|pred - gold|; None without a usable step")
     calls: int = 0
     cached_calls: int = 0
     input_tokens: int = 0
@@ -52,12 +62,12 @@ class CaseRecord(BaseModel):
     cost_usd: float | None = None
     seconds: float = 0.0
     error: str | None = None
-    error_kind: str | None = Field(None, description="stable class of a failed case: input, config, llm, "
-                                   "invalid_answer, infrastructure (the run died on infrastructure), internal "
-                                   "(see attrib.evaluation.runner.error_kind)")
+    error_kind: str | None = Field(default=None, description="stable class of a failed case: input, config, llm, "
+                                           "invalid_answer, infrastructure (the run died on infrastructure), internal "
+                                           "(see attrib.evaluation.runner.error_kind)")
 
     @classmethod
-    def from_attribution(cls, att: Attribution, traj: Trajectory, run: int = 0) -> "CaseRecord":
+    def from_attribution(cls, att: Attribution, traj: Trajectory, run: int = 0) -> CaseRecord:
         """Score ``att`` against ``traj.gold`` (exact rules of :mod:`attrib.evaluation.scoring`)."""
         from .scoring import score_case
 
@@ -70,7 +80,7 @@ class CaseRecord(BaseModel):
         return cls(
             case_id=traj.id,
             path=traj.path or att.log_path,
-            subset=traj.subset if traj.subset in ("algorithm-generated", "hand-crafted") else None,
+            subset=as_subset(traj.subset),
             source_format=traj.source_format,
             n_steps=traj.n_steps,
             method=att.method,
@@ -94,7 +104,7 @@ class CaseRecord(BaseModel):
             error=att.error,
         )
 
-    def rescored(self, traj: Trajectory) -> "CaseRecord":
+    def rescored(self, traj: Trajectory) -> CaseRecord:
         """This prediction scored again against ``traj`` (gold, size and subset taken from the log)."""
         from .scoring import score_case
 
@@ -105,7 +115,7 @@ class CaseRecord(BaseModel):
         )
         return self.model_copy(update={
             "n_steps": traj.n_steps,
-            "subset": traj.subset if traj.subset in ("algorithm-generated", "hand-crafted") else self.subset,
+            "subset": as_subset(traj.subset) or self.subset,
             "path": traj.path or self.path,
             "source_format": traj.source_format,
             "gold_agent": gold.agent if gold else None,
@@ -119,8 +129,8 @@ def _stderr_warning(message: str) -> None:
 
 
 def parse_jsonl(
-    path: str | Path, parse: Callable[[dict], BaseModel], on_warning: Callable[[str], None] | None = None
-) -> list:
+    path: str | Path, parse: Callable[[dict[str, Any]], M], on_warning: Callable[[str], None] | None = None
+) -> list[M]:
     """Parse a JSONL file line by line with ``parse``; a bad *last* line is skipped and reported."""
     p = Path(path)
     try:
@@ -130,7 +140,7 @@ def parse_jsonl(
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(p, f"cannot read: {exc}") from None
     numbered = [(i + 1, line) for i, line in enumerate(lines) if line.strip()]
-    out = []
+    out: list[M] = []
     for pos, (lineno, line) in enumerate(numbered):
         try:
             data = jsonsafe.loads(line)

@@ -64,7 +64,7 @@ def load_reference(path: str | Path = REFERENCE_PATH) -> list[ReferenceRow]:
 
 def random_note(path: str | Path = REFERENCE_PATH) -> str:
     """The explanation of the mismatch between the published random row and the closed form."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))["random_note"]
+    return str(json.loads(Path(path).read_text(encoding="utf-8"))["random_note"])
 
 
 def find_reference(

@@ -7,7 +7,6 @@ from rich.console import Console
 from rich.table import Table
 
 from ..formatting import accuracy
-
 from .compare import gt_text
 from .scoring import TOLERANCES, Estimate, GroupReport, Report
 

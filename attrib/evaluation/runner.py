@@ -20,18 +20,23 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..prediction import make_client, predict_async
 from ..errors import ConfigError, InputError, LLMError
 from ..llm.client import LLMClient
 from ..llm.config import load_config
 from ..methods import get as get_method
+from ..prediction import make_client, predict_async
 from ..readers import iter_log_paths
 from ..readers.label_file import load_labelled, load_labels
 from ..trajectory import Trajectory
-from .records import FAILED_KINDS, CaseRecord, read_jsonl
+from .records import FAILED_KINDS, CaseRecord, Subset, as_subset, read_jsonl
+
+
+def _no_model() -> list[str | None]:
+    return [None]
 
 
 class EvalConfig(BaseModel):
@@ -41,7 +46,7 @@ class EvalConfig(BaseModel):
 
     paths: list[str]
     methods: list[str]
-    models: list[str | None] = Field(default_factory=lambda: [None])
+    models: list[str | None] = Field(default_factory=_no_model)
     base_url: str | None = None
     ground_truth: list[bool] = Field(default_factory=lambda: [True])
     runs: int = 1
@@ -56,7 +61,7 @@ class EvalConfig(BaseModel):
     config_path: str | None = Field(default=None, description="attrib.toml with profiles and prices")
     labels: str | None = None
 
-    def identity(self) -> dict:
+    def identity(self) -> dict[str, Any]:
         """What decides the results (budgets, limits and concurrency do not)."""
         return self.model_dump(include={"paths", "methods", "models", "base_url", "ground_truth", "runs", "seed",
                                         "chief_modules", "log_format", "labels"})
@@ -64,6 +69,9 @@ class EvalConfig(BaseModel):
     def default_dir(self) -> Path:
         digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:10]
         return Path("runs") / f"eval-{'-'.join(self.methods)[:40]}-{digest}"
+
+
+JobKey = tuple[str | None, str, str, bool, int]  # (path, method, model, with_ground_truth, run)
 
 
 @dataclass(frozen=True)
@@ -74,7 +82,7 @@ class Job:
     with_ground_truth: bool
     run: int
 
-    def key(self, model_name: str) -> tuple:
+    def key(self, model_name: str) -> JobKey:
         return (self.path, self.method, model_name, self.with_ground_truth, self.run)
 
 
@@ -175,7 +183,7 @@ def error_text(exc: BaseException) -> str:
 
 def failed_record(job: Job, model: str, exc: BaseException, traj: Trajectory | None) -> CaseRecord:
     """A case that produced no attribution: wrong on both levels, with its error and its kind."""
-    subset = traj.subset if traj else _subset_from_path(job.path)
+    subset = as_subset(traj.subset) if traj else _subset_from_path(job.path)
     return CaseRecord(case_id=traj.id if traj else Path(job.path).stem, path=job.path, subset=subset,
                       source_format=traj.source_format if traj else None, n_steps=traj.n_steps if traj else 0, method=job.method, model=model,
                       with_ground_truth=job.with_ground_truth, run=job.run, status="error",
@@ -184,7 +192,7 @@ def failed_record(job: Job, model: str, exc: BaseException, traj: Trajectory | N
                       agent_correct=False, step_correct=False, error=error_text(exc), error_kind=error_kind(exc))
 
 
-def _subset_from_path(path: str) -> str | None:
+def _subset_from_path(path: str) -> Subset | None:
     parent = Path(path).parent.name.lower()
     return "hand-crafted" if "hand" in parent else "algorithm-generated" if "algorithm" in parent else None
 
@@ -197,7 +205,7 @@ class Evaluator:
         self.tally = Tally()
         for rec in done:
             self.tally.add(rec)
-        self.done_keys = {(r.path, r.method, r.model, r.with_ground_truth, r.run) for r in done}
+        self.done_keys: set[JobKey] = {(r.path, r.method, r.model, r.with_ground_truth, r.run) for r in done}
         self.clients: dict[str | None, LLMClient] = {}
         self.logs: dict[str, Trajectory | InputError] = {}
         self.labels = load_labels(config.labels) if config.labels else None

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from ..errors import InputError
 from .predictions import load_trajectories, read_predictions, score_predictions
 from .records import CaseRecord
-from .scoring import N_BOOTSTRAP, SEED, Report, build_report, check_subset, group_by_config, random_expected
+from .scoring import N_BOOTSTRAP, SEED, Report, ScoringRules, build_report, check_subset, group_by_config, random_expected
 
 
 class ScoreResult(BaseModel):
@@ -32,6 +32,6 @@ def score_file(predictions: str | Path, data: str | Path, *, legacy: bool = Fals
     if not preds.records:
         raise InputError(predictions, "holds no predictions")
     records = score_predictions(preds, trajectories, legacy=legacy)
-    scoring = "legacy" if legacy else "exact"
+    scoring: ScoringRules = "legacy" if legacy else "exact"
     reports = [build_report(recs, scoring, n_boot, seed) for recs in group_by_config(records).values()]
     return ScoreResult(reports=reports, records=records, random_expected=random_expected(trajectories))

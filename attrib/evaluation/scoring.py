@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 TOLERANCES: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
 SUBSETS: tuple[str, ...] = ("algorithm-generated", "hand-crafted")
+ScoringRules = Literal["exact", "legacy"]
 
 
 def check_subset(subset: str | None) -> None:
@@ -87,12 +88,12 @@ def score_case(
     return CaseScore(agent_correct=agent_ok, step_correct=distance == 0, step_distance=distance)
 
 
-def is_failed(record: "CaseRecord") -> bool:
+def is_failed(record: CaseRecord) -> bool:
     """A case without a usable answer: status not ``ok`` or a missing agent/step."""
     return record.status != "ok" or record.pred_agent is None or record.pred_step is None
 
 
-def within(record: "CaseRecord", k: int) -> bool:
+def within(record: CaseRecord, k: int) -> bool:
     """Step correct at tolerance ``k`` (exact scoring)."""
     return record.step_distance is not None and record.step_distance <= k
 
@@ -159,14 +160,14 @@ class GroupReport(BaseModel):
     agent: Estimate
     step: Estimate
     step_at_k: dict[int, Estimate] = Field(default_factory=dict, description="tolerance k -> accuracy (empty for legacy)")
-    failed: int = Field(0, description="records without a usable answer")
+    failed: int = Field(default=0, description="records without a usable answer")
     failed_ids: list[str] = Field(default_factory=list)
 
 
 class Report(BaseModel):
     """Overall, per-subset and per-length-band accuracies of one configuration."""
 
-    scoring: Literal["exact", "legacy"] = "exact"
+    scoring: ScoringRules = "exact"
     method: str | None = None
     model: str | None = None
     with_ground_truth: bool | None = None
@@ -178,30 +179,37 @@ class Report(BaseModel):
     sources: dict[str, GroupReport] = Field(default_factory=dict, description="per log format (source_format)")
 
 
-def case_label(record: "CaseRecord") -> str:
+def case_label(record: CaseRecord) -> str:
     """``'hand-crafted/12'`` (or the bare case id when the subset is unknown)."""
     return f"{record.subset}/{record.case_id}" if record.subset else record.case_id
 
 
-def _by_case(records: Iterable["CaseRecord"]) -> dict[str, list["CaseRecord"]]:
+def _by_case(records: Iterable[CaseRecord]) -> dict[str, list[CaseRecord]]:
     grouped: dict[str, list[CaseRecord]] = defaultdict(list)
     for r in records:
         grouped[case_label(r)].append(r)
     return grouped
 
 
-def _metric_fns(tolerance: bool) -> dict[str, object]:
-    fns: dict[str, object] = {
+Metric = Callable[["CaseRecord"], bool]
+
+
+def _metric_fns(tolerance: bool) -> dict[str, Metric]:
+    fns: dict[str, Metric] = {
         "agent": lambda r: bool(r.agent_correct),
         "step": lambda r: bool(r.step_correct),
     }
     if tolerance:
         for k in TOLERANCES:
-            fns[f"k{k}"] = lambda r, k=k: within(r, k)
+            fns[f"k{k}"] = _within_k(k)
     return fns
 
 
-def _run_stats(records: list["CaseRecord"], fn) -> tuple[float | None, float | None]:
+def _within_k(k: int) -> Metric:
+    return lambda r: within(r, k)
+
+
+def _run_stats(records: list[CaseRecord], fn: Metric) -> tuple[float | None, float | None]:
     runs: dict[int, list[bool]] = defaultdict(list)
     for r in records:
         runs[r.run].append(fn(r))
@@ -212,7 +220,7 @@ def _run_stats(records: list["CaseRecord"], fn) -> tuple[float | None, float | N
 
 
 def group_report(
-    name: str, records: list["CaseRecord"], tolerance: bool = True, n_boot: int = N_BOOTSTRAP, seed: int = SEED
+    name: str, records: list[CaseRecord], tolerance: bool = True, n_boot: int = N_BOOTSTRAP, seed: int = SEED
 ) -> GroupReport:
     """Accuracies of ``records`` (scored records; several runs per case allowed)."""
     cases = _by_case(records)
@@ -220,7 +228,7 @@ def group_report(
     per_case = [[statistics.fmean(fn(r) for r in recs) for recs in cases.values()] for fn in fns.values()]
     cis = bootstrap_ci(per_case, n_boot=n_boot, seed=seed)
     estimates: dict[str, Estimate] = {}
-    for (key, fn), vals, (low, high) in zip(fns.items(), per_case, cis):
+    for (key, fn), vals, (low, high) in zip(fns.items(), per_case, cis, strict=True):
         mean, std = _run_stats(records, fn)
         n = len(vals)
         estimates[key] = Estimate(
@@ -236,14 +244,14 @@ def group_report(
     )
 
 
-def _natural_label(label: str) -> tuple:
+def _natural_label(label: str) -> tuple[str, int, int, str]:
     head, _, tail = label.rpartition("/")
     return (head, 0, int(tail), "") if tail.isdigit() else (head, 1, 0, tail)
 
 
 def build_report(
-    records: Sequence["CaseRecord"],
-    scoring: Literal["exact", "legacy"] = "exact",
+    records: Sequence[CaseRecord],
+    scoring: ScoringRules = "exact",
     n_boot: int = N_BOOTSTRAP,
     seed: int = SEED,
 ) -> Report:
@@ -272,12 +280,12 @@ def build_report(
 ConfigKey = tuple[str, str, bool]
 
 
-def config_key(record: "CaseRecord") -> ConfigKey:
+def config_key(record: CaseRecord) -> ConfigKey:
     """The (method, model, with_ground_truth) configuration a record belongs to."""
     return (record.method, record.model, record.with_ground_truth)
 
 
-def group_by_config(records: Iterable["CaseRecord"]) -> dict[ConfigKey, list["CaseRecord"]]:
+def group_by_config(records: Iterable[CaseRecord]) -> dict[ConfigKey, list[CaseRecord]]:
     """Records split by (method, model, with_ground_truth), in first-seen order."""
     grouped: dict[ConfigKey, list[CaseRecord]] = {}
     for r in records:
@@ -290,7 +298,7 @@ def group_by_config(records: Iterable["CaseRecord"]) -> dict[ConfigKey, list["Ca
 
 def _binom_cdf_half(k: int, n: int) -> float:
     """P(X <= k) for X ~ Binomial(n, 1/2), exactly (integer arithmetic)."""
-    return sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
 
 
 def mcnemar_exact(a_correct: Sequence[bool], b_correct: Sequence[bool]) -> tuple[int, int, float]:
@@ -301,8 +309,8 @@ def mcnemar_exact(a_correct: Sequence[bool], b_correct: Sequence[bool]) -> tuple
     """
     if len(a_correct) != len(b_correct):
         raise ValueError("paired outcomes must have the same length")
-    b01 = sum(1 for a, b in zip(a_correct, b_correct) if not a and b)
-    b10 = sum(1 for a, b in zip(a_correct, b_correct) if a and not b)
+    b01 = sum(1 for a, b in zip(a_correct, b_correct, strict=True) if not a and b)
+    b10 = sum(1 for a, b in zip(a_correct, b_correct, strict=True) if a and not b)
     n = b01 + b10
     p = 1.0 if n == 0 else min(1.0, 2 * _binom_cdf_half(min(b01, b10), n))
     return b01, b10, p
@@ -318,11 +326,11 @@ class PairedResult(BaseModel):
     b01: int = Field(description="A wrong, B right")
     b10: int = Field(description="A right, B wrong")
     p_value: float
-    only_a: int = Field(0, description="cases scored in A only (left out)")
-    only_b: int = Field(0, description="cases scored in B only (left out)")
+    only_a: int = Field(default=0, description="cases scored in A only (left out)")
+    only_b: int = Field(default=0, description="cases scored in B only (left out)")
 
 
-def _first_run(records: Iterable["CaseRecord"]) -> dict[str, "CaseRecord"]:
+def _first_run(records: Iterable[CaseRecord]) -> dict[str, CaseRecord]:
     chosen: dict[str, CaseRecord] = {}
     for r in records:
         if r.agent_correct is None:
@@ -334,7 +342,7 @@ def _first_run(records: Iterable["CaseRecord"]) -> dict[str, "CaseRecord"]:
 
 
 def paired_test(
-    records_a: Iterable["CaseRecord"], records_b: Iterable["CaseRecord"], level: Level = "agent"
+    records_a: Iterable[CaseRecord], records_b: Iterable[CaseRecord], level: Level = "agent"
 ) -> PairedResult:
     """McNemar test of A vs B, pairing cases by (subset, case_id); each side's lowest-numbered run is used."""
     if level not in ("agent", "step"):
@@ -356,7 +364,7 @@ def paired_test(
 # --------------------------------------------------------------------------- random baseline
 
 
-def random_expected(trajectories: Iterable["Trajectory"]) -> tuple[float, float]:
+def random_expected(trajectories: Iterable[Trajectory]) -> tuple[float, float]:
     """Expected accuracy (percent) of a uniform random guess: (agent, step).
 
     Closed form: the mean over cases of ``1 / |distinct canonical agents in the log|`` and of

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from ..core.answers import AgentStepAnswer, agent_step_schema, agent_step_validator
+from ..core.context import MethodResult, RunContext
+from ..core.method import method
 from ..render import render_steps
 from ..trajectory import Trajectory
-from ..core.answers import AgentStepAnswer, agent_step_schema, agent_step_validator
-from ..core.method import method
-from ..core.context import MethodResult, RunContext
 
 NAME = "all-at-once"
 

@@ -6,27 +6,35 @@ its first and second halves; the agent is the one acting at the final step.
 
 from __future__ import annotations
 
-from ..render import render_steps
+from collections.abc import Callable
+from typing import Any
+
 from ..core.answers import HalfChoice
-from ..core.method import method
 from ..core.context import MethodResult, RunContext
+from ..core.method import method
+from ..render import render_steps
+from ..trajectory import Step
 
 NAME = "binary-search"
+
+
+def _prompt(ctx: RunContext, segment: list[Step], low: int, high: int, mid: int) -> Callable[[int | None], list[dict[str, str]]]:
+    """The halving prompt for ``segment`` (steps ``low``..``high``), at a given step budget."""
+    return lambda budget: ctx.messages("binary_search", steps=render_steps(segment, budget), low=low, high=high,
+                                       mid=mid, next=mid + 1)
 
 
 @method(NAME, needs_model=True)
 async def run(ctx: RunContext) -> MethodResult:
     t = ctx.traj
     low, high = 0, t.n_steps - 1
-    path: list[dict] = []
+    path: list[dict[str, Any]] = []
     reason = ""
     while low < high:
         mid = (low + high) // 2
-        segment = t.steps[low : high + 1]
         choice = await ctx.ask(
             f"{NAME}[{low}-{high}]",
-            lambda budget: ctx.messages("binary_search", steps=render_steps(segment, budget), low=low, high=high,
-                                        mid=mid, next=mid + 1),
+            _prompt(ctx, t.steps[low : high + 1], low, high, mid),
             HalfChoice,
             max_tokens=200,
         )

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..chief.pipeline import run as _run
-from ..core.method import method
 from ..core.context import MethodResult, RunContext
+from ..core.method import method
 
 NAME = "chief"
 

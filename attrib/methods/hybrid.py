@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..attribution import Candidate
-from .all_at_once import ask_agent_step
-from ..core.method import method
 from ..core.context import MethodResult, RunContext
+from ..core.method import method
+from .all_at_once import ask_agent_step
 from .step_by_step import first_decisive
 
 NAME = "hybrid"

@@ -9,8 +9,8 @@ from __future__ import annotations
 import hashlib
 import random
 
-from ..core.method import method
 from ..core.context import MethodResult, RunContext
+from ..core.method import method
 
 NAME = "random"
 

@@ -6,11 +6,11 @@ instead of inventing an answer.
 
 from __future__ import annotations
 
+from ..core.answers import StepJudgement
+from ..core.context import MethodResult, RunContext
+from ..core.method import method
 from ..render import render_steps
 from ..trajectory import Step
-from ..core.answers import StepJudgement
-from ..core.method import method
-from ..core.context import MethodResult, RunContext
 
 NAME = "step-by-step"
 
