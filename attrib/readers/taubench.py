@@ -15,7 +15,8 @@ Steps, in ``traj`` order:
   message (the domain policy) is kept as a step of agent ``system``, as the chat reader does;
 - an assistant message's content is its text plus one ``[tool call NAME] ARGUMENTS`` line per call;
 - a ``tool`` message is not a step: its output is folded into the step that made the call
-  (:meth:`attrib.readers.common.StepBuilder.observe`) and its id kept in ``observation_ids``;
+  (matched by ``tool_call_id``, else the latest step; :func:`attrib.readers.chat.fold_result`) and
+  its id kept in ``observation_ids``;
 - source id: τ-bench's 1-based ``index`` as written; without it, the 1-based position in ``traj``
   (so AgentRx ``step_number`` values, which count the same way, resolve through source ids).
 
@@ -31,7 +32,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..trajectory import Trajectory
-from .chat import ROLES, ToolCalls
+from .chat import ROLES, ToolCalls, fold_result
 from .common import StepBuilder, guarded, join_text, safe_detect, scalar_id, text_of
 from .document import Document
 from .labels import build_trajectory
@@ -120,12 +121,10 @@ def read_record(doc: Document, record: dict) -> Trajectory:
         role = msg["role"].lower()
         text = text_of(msg.get("content"))
         if role in ("tool", "function"):
-            name, _ = calls.result(msg)
-            if builder.observe(text, sid, name) is None:
-                raise InputError(doc.path, f"traj item {sid} is a tool result before any step")
+            fold_result(builder, calls, msg, text, sid)
             continue
         label = "system" if role in ("system", "developer") else role
-        builder.add(label, join_text(text, *calls.record(msg, sid)), sid, role)
+        builder.add(label, join_text(text, *calls.record(msg, sid, len(builder.steps))), sid, role)
         if role == "user" and first_user is None:
             first_user = text or None
     task = _task(record)
