@@ -32,7 +32,9 @@ TOOL span; our unit is the agent step that made the call), a label on a containe
 step below it. The decisive error is the earliest (by step) with impact ``HIGH``, else the
 earliest; its ``category`` and evidence are the gold reason. A location that is not a span of the
 trace is an error of the file. TRAIL ships its annotations (``{trace_id, errors, scores}``) as
-separate files: merge ``errors`` into the trace object, or call :func:`read_tree` with them.
+separate files: give them with ``--labels FILE`` (:mod:`attrib.readers.label_file`, which maps
+them with :func:`gold_from_errors` over :meth:`Tree.span_steps`), merge ``errors`` into the trace
+object, or call :func:`read_tree` with them.
 """
 
 from __future__ import annotations
@@ -309,14 +311,22 @@ def _span_index(roots: list[Node], step_of: dict[str, int]) -> dict[str, int]:
     return out
 
 
-@guarded(NAME)
-def read(doc: Document) -> Trajectory:
-    return read_tree(doc)
+@dataclass
+class Tree:
+    """A read trace: its object, its ordered roots, the walk that built the steps, and the span count."""
+
+    obj: dict[str, Any]
+    roots: list[Node]
+    walk: Walk
+    spans: int
+
+    def span_steps(self) -> dict[str, int]:
+        """Every span id -> the step it produced or fed, for a container the first step below it."""
+        return _span_index(self.roots, self.walk.step_of)
 
 
-def read_tree(doc: Document, errors: list | None = None) -> Trajectory:
-    """The trajectory of ``doc``, labelled by ``errors`` (TRAIL annotations kept in another file)
-    when given, else by the trace object's own ``errors``."""
+def read_spans(doc: Document) -> Tree:
+    """Build the tree of ``doc`` and walk it (InputError when it is not an OpenInference span tree)."""
     value = records(doc)
     found = _is_tree(value) if value is not None else "not JSON or JSON Lines"
     if isinstance(found, str):
@@ -327,15 +337,27 @@ def read_tree(doc: Document, errors: list | None = None) -> Trajectory:
     walk = Walk()
     for root in roots:
         walk.visit(root)
-    meta = {k: v for k, v in obj.items() if k not in ("spans", "errors")}
-    n_steps = len(walk.builder.steps)
-    extra: dict[str, Any] = {"spans": counter[0], "folded_spans": len(walk.step_of) - n_steps,
-                             "skipped_spans": counter[0] - len(walk.step_of)}
-    traj = build_trajectory(doc, NAME, walk.builder.steps, walk.builder.truncated,
-                            {"question": _question(roots), **meta}, extra=extra)
+    return Tree(obj, roots, walk, counter[0])
+
+
+@guarded(NAME)
+def read(doc: Document) -> Trajectory:
+    return read_tree(doc)
+
+
+def read_tree(doc: Document, errors: list[Any] | None = None) -> Trajectory:
+    """The trajectory of ``doc``, labelled by ``errors`` (TRAIL annotations kept in another file)
+    when given, else by the trace object's own ``errors``."""
+    tree = read_spans(doc)
+    steps, truncated = tree.walk.builder.steps, tree.walk.builder.truncated
+    meta = {k: v for k, v in tree.obj.items() if k not in ("spans", "errors")}
+    extra: dict[str, Any] = {"spans": tree.spans, "folded_spans": len(tree.walk.step_of) - len(steps),
+                             "skipped_spans": tree.spans - len(tree.walk.step_of)}
+    traj = build_trajectory(doc, NAME, steps, truncated, {"question": _question(tree.roots), **meta}, extra=extra)
     if errors is None:
-        errors = obj.get("errors") if isinstance(obj.get("errors"), list) else None
+        own = tree.obj.get("errors")
+        errors = own if isinstance(own, list) else None
     if errors:
-        gold, gold_meta = gold_from_errors(errors, _span_index(roots, walk.step_of), traj.steps, doc.path)
+        gold, gold_meta = gold_from_errors(errors, tree.span_steps(), traj.steps, doc.path)
         traj = traj.model_copy(update={"gold": gold, "metadata": {**traj.metadata, **gold_meta}})
     return traj
