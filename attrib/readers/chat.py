@@ -59,20 +59,20 @@ def is_message(item: Any) -> bool:
     return isinstance(item, dict) and isinstance(item.get("role"), str) and item["role"].lower() in ROLES
 
 
-def _several_conversations(items: list) -> str | None:
+def _several_conversations(items: list[Any]) -> str | None:
     if len(items) > 1 and all(isinstance(x, dict) and isinstance(x.get("messages"), list) for x in items):
         return f"holds {len(items)} conversations (one log per file expected)"
     return None
 
 
-def _messages(doc: Document) -> tuple[dict, list] | str:
+def _messages(doc: Document) -> tuple[dict[str, Any], list[Any]] | str:
     """``(metadata, messages)`` or the reason the document holds no chat."""
     return item_list(doc, LIST_KEYS, is_message, missing="no message list (a list or 'messages')",
                      empty="empty message list", bad_item="item {i} has no chat role (system/user/assistant/tool)",
                      extra_check=_several_conversations)
 
 
-def _multi_agent(items: list[dict]) -> bool:
+def _multi_agent(items: list[dict[str, Any]]) -> bool:
     speakers = [m for m in items if m["role"].lower() not in ("tool", "function", "system", "developer")]
     names = [m.get("name") for m in speakers]
     return bool(speakers) and all(isinstance(n, str) and n.strip() for n in names) and len(set(names)) >= 2
@@ -89,7 +89,7 @@ def detect(doc: Document) -> str | None:
     return None
 
 
-def source_id(item: dict, position: int) -> str:
+def source_id(item: dict[str, Any], position: int) -> str:
     """Explicit index, else message id, else the 0-based position (see the module docstring)."""
     for keys in (INDEX_KEYS, ID_KEYS):
         for key in keys:

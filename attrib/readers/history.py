@@ -45,8 +45,7 @@ from typing import Any
 from ..errors import InputError
 from ..trajectory import Trajectory
 from .chat import ROLES, ToolCalls, fold_result
-from .common import (StepBuilder, first_key, guarded, join_text, render_tool_call, safe_detect, scalar_id,
-                     text_of)
+from .common import StepBuilder, first_key, guarded, join_text, render_tool_call, safe_detect, scalar_id, text_of
 from .document import Document
 from .labels import build_trajectory
 from .source import item_list
@@ -62,7 +61,7 @@ GENERIC_ROLES = ROLES | {"human", "ai", "model", "bot"}
 USER_LIKE = {"user", "human", "admin", "userproxy", "user_proxy", "customer", "client"}
 
 
-def agent_label(item: dict) -> str | None:
+def agent_label(item: dict[str, Any]) -> str | None:
     """The raw agent label of a step object (see the module docstring), or None."""
     for key in AGENT_KEYS:
         value = item.get(key)
@@ -85,7 +84,7 @@ def is_step(item: Any) -> bool:
     return any(k in item for k in CONTENT_KEYS) or any(k in item for k in ("tool_calls", "tool", "thought"))
 
 
-def _items(doc: Document) -> tuple[dict, list[dict]] | str:
+def _items(doc: Document) -> tuple[dict[str, Any], list[dict[str, Any]]] | str:
     return item_list(doc, LIST_KEYS, is_step, missing="no list of agent steps", empty="empty list of steps",
                      bad_item="item {i} has no agent name ('name', 'agent', 'role', ...) with a content")
 
@@ -97,7 +96,7 @@ def detect(doc: Document) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def source_id(item: dict, position: int) -> str:
+def source_id(item: dict[str, Any], position: int) -> str:
     for key in ID_KEYS:
         sid = scalar_id(item.get(key))
         if sid is not None:
@@ -105,7 +104,7 @@ def source_id(item: dict, position: int) -> str:
     return str(position)
 
 
-def _ordered(items: list[dict]) -> list[tuple[int, dict]]:
+def _ordered(items: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
     """``(position, item)`` pairs, sorted by a numeric ``step`` when every item has one."""
     pairs = list(enumerate(items))
     steps = [it.get("step") for it in items]
@@ -167,7 +166,7 @@ def _content(item: dict[str, Any], calls: ToolCalls, sid: str, step: int) -> str
     return join_text(*head, main, *calls.record(item, sid, step))
 
 
-def _question(items: list[dict]) -> str | None:
+def _question(items: list[dict[str, Any]]) -> str | None:
     first = items[0]
     label = (agent_label(first) or "").strip().lower().replace(" ", "_")
     cause = str(first.get("cause_by", ""))

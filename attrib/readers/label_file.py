@@ -97,7 +97,7 @@ def _label(item: Any, i: int, path: str | Path) -> FileLabel:
                      reason=_text(item.get("reason")))
 
 
-def _agentrx(item: dict, i: int, path: str | Path) -> FileLabel:
+def _agentrx(item: dict[str, Any], i: int, path: str | Path) -> FileLabel:
     ident = scalar_id(item.get("trajectory_id", item.get("id")))
     if ident is None:
         raise InputError(path, f"record {i}: AgentRx record without a trajectory_id")

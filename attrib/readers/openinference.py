@@ -42,12 +42,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .. import jsonsafe
 from ..agents import agent_key
 from ..errors import InputError
-from ..trajectory import GoldLabel, Trajectory
+from ..trajectory import GoldLabel, Step, Trajectory
 from .common import (
     StepBuilder,
     as_dict,
@@ -95,7 +96,7 @@ class Node:
         return out
 
 
-def _is_tree(value: Any) -> tuple[dict, list] | str:
+def _is_tree(value: Any) -> tuple[dict[str, Any], list[Any]] | str:
     if isinstance(value, list) and len(value) == 1:
         value = value[0]
     if not isinstance(value, dict) or not isinstance(value.get("spans"), list):
@@ -120,7 +121,7 @@ def detect(doc: Document) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def _build(raw: dict, parent: Node | None, counter: list[int]) -> Node:
+def _build(raw: dict[str, Any], parent: Node | None, counter: list[int]) -> Node:
     attrs = as_dict(raw.get("span_attributes")) or as_dict(raw.get("attributes"))
     status = str(raw.get("status_code") or "").strip().upper()
     error = None
@@ -206,8 +207,9 @@ def _question(roots: list[Node]) -> str:
         for node in root.subtree():
             if node.kind == "AGENT" and node.attrs.get("input.value") is not None:
                 value = _json(node.attrs["input.value"])
-                if isinstance(value, dict) and isinstance(value.get("task"), str):
-                    return value["task"]
+                task = value.get("task") if isinstance(value, dict) else None
+                if isinstance(task, str):
+                    return task
                 if isinstance(value, str) and value.strip():
                     return value
     for root in roots:
@@ -232,8 +234,9 @@ def agent_of(node: Node) -> str:
 
 def _agent_name(node: Node) -> str:
     for key in ("agent.name", "gen_ai.agent.name", "smolagents.name"):
-        if isinstance(node.attrs.get(key), str) and node.attrs[key].strip():
-            return node.attrs[key].strip()
+        name = node.attrs.get(key)
+        if isinstance(name, str) and name.strip():
+            return name.strip()
     return re.sub(r"\.(run|__call__|invoke|ainvoke|arun)$", "", node.name) or "agent"
 
 
@@ -273,7 +276,8 @@ class Walk:
         self._add(node, agent, join_text(render_tool_call(name, args), f"[tool result] {result}" if result else ""))
 
 
-def gold_from_errors(errors: list, walk_index: dict[str, int], steps: list, path: Any) -> tuple[GoldLabel, dict]:
+def gold_from_errors(errors: list[Any], walk_index: dict[str, int], steps: list[Step],
+                     path: str | Path | None) -> tuple[GoldLabel, dict[str, Any]]:
     """The decisive error's label and its metadata (see the module docstring)."""
     mapped = []
     for n, err in enumerate(errors):

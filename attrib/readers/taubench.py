@@ -28,7 +28,7 @@ the metadata (reward 1 marks a solved run, see ``attrib kb build --from-runs``).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..errors import InputError
 from ..trajectory import Trajectory
@@ -42,7 +42,7 @@ NAME = "tau-bench"
 RECORD_KEYS = ("task_id", "reward", "info")
 
 
-def is_record(value: Any) -> bool:
+def is_record(value: Any) -> TypeGuard[dict[str, Any]]:
     """A τ-bench result record: a ``traj`` list of chat messages and a task id, reward or info."""
     return (isinstance(value, dict) and isinstance(value.get("traj"), list)
             and any(k in value for k in RECORD_KEYS)
@@ -50,23 +50,24 @@ def is_record(value: Any) -> bool:
                     for m in value["traj"]))
 
 
-def _record(doc: Document) -> dict | str:
+def _record(doc: Document) -> dict[str, Any] | str:
     """The one record of the document, or why there is none."""
     value = records(doc)
     if value is None:
         return "not JSON or JSON Lines"
     if isinstance(value, dict):
         return value if is_record(value) else _why(value)
-    if isinstance(value, list) and value and all(is_record(v) for v in value):
-        if len(value) == 1:
-            return value[0]
-        ids = ", ".join(str(v.get("task_id")) for v in value[:5]) + (", ..." if len(value) > 5 else "")
-        raise InputError(doc.path, f"holds {len(value)} tau-bench records (task ids {ids}); "
+    found = [v for v in value if is_record(v)] if isinstance(value, list) else []
+    if found and len(found) == len(value):
+        if len(found) == 1:
+            return found[0]
+        ids = ", ".join(str(v.get("task_id")) for v in found[:5]) + (", ..." if len(found) > 5 else "")
+        raise InputError(doc.path, f"holds {len(found)} tau-bench records (task ids {ids}); "
                                    "one record per file expected: split the file")
     return "not a tau-bench record (an object with 'traj' and 'task_id'/'reward'/'info')"
 
 
-def _why(value: dict) -> str:
+def _why(value: dict[str, Any]) -> str:
     if not isinstance(value.get("traj"), list):
         return "no 'traj' message list"
     if not any(k in value for k in RECORD_KEYS):
@@ -84,13 +85,13 @@ def detect(doc: Document) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def _task(record: dict) -> dict:
+def _task(record: dict[str, Any]) -> dict[str, Any]:
     info = record.get("info")
     task = info.get("task") if isinstance(info, dict) else None
     return task if isinstance(task, dict) else {}
 
 
-def expected_outcome(task: dict) -> str | None:
+def expected_outcome(task: dict[str, Any]) -> str | None:
     """The expected actions and outputs of a τ-bench task, as text (the run's ground truth)."""
     lines = []
     for action in task.get("actions") or []:
@@ -111,7 +112,7 @@ def read(doc: Document) -> Trajectory:
     return read_record(doc, found)
 
 
-def read_record(doc: Document, record: dict) -> Trajectory:
+def read_record(doc: Document, record: dict[str, Any]) -> Trajectory:
     """The trajectory of one τ-bench record (``doc`` names the file)."""
     builder = StepBuilder()
     calls = ToolCalls()
