@@ -249,6 +249,7 @@ def test_trail_tool_and_container_spans_map_like_the_reader(tmp_path: Path) -> N
     assert (on_agent.gold.agent, on_agent.gold.step) == ("search_agent", 1)  # first step below the agent span
     none = apply_labels(trace, load_labels(_trail(tmp_path, [])))
     assert trace.gold is not None and none.gold is None and none.metadata["annotated_errors"] == 0
+    assert "gold_location" in trace.metadata and "gold_location" not in none.metadata
 
 
 def test_trail_labels_on_a_converted_trace_use_source_and_observation_ids(tmp_path: Path) -> None:

@@ -21,8 +21,8 @@ Three shapes, in a JSON file (one record or a list) or a JSON Lines file (one re
 A label is matched to a log by id: the log's case id (the file stem), its ``question_id`` (e.g.
 τ-bench's ``task_id``) or a ``trace_id``/``trajectory_id`` in its metadata. Its step is resolved as
 every label is (:func:`attrib.readers.labels.resolve_step`): first among the steps' source ids, then
-as a 0-based index into the log; a step that is a folded tool result or not in the log is an error
-of the label file, and so is one naming an infrastructure record (a ChatDev chat table or HTTP
+as a 0-based index into the log; a step that is a folded tool result (TRAIL locations excepted, see
+above) or not in the log is an error of the label file, and so is one naming an infrastructure record (a ChatDev chat table or HTTP
 request). The agent is compared under the usual normalization rule; AgentRx's ``agent`` is
 the ``assistant`` of a chat log. A label with no agent blames the agent acting at its step.
 """
@@ -194,13 +194,17 @@ def _apply_trail(traj: Trajectory, label: FileLabel) -> Trajectory:
     meta: dict[str, Any] = {**traj.metadata, "label_source": label.shape}
     if label.scores:
         meta["trail_scores"] = label.scores
-    if not label.errors:
-        return traj.model_copy(update={"gold": None, "metadata": {**meta, "annotated_errors": 0}})
+    if not label.errors:  # no error found: no gold, and none of the log's own gold details
+        kept = {k: v for k, v in meta.items() if k not in _TRAIL_GOLD_KEYS}
+        return traj.model_copy(update={"gold": None, "metadata": {**kept, "annotated_errors": 0}})
     try:
         gold, gold_meta = openinference.gold_from_errors(label.errors, _span_steps(traj), traj.steps, traj.path)
     except InputError as exc:
         raise InputError(traj.path, f"label {label.id!r}: {exc.problem}") from None
     return traj.model_copy(update={"gold": gold, "metadata": {**meta, **gold_meta}})
+
+
+_TRAIL_GOLD_KEYS = frozenset({"gold_location", "gold_category", "gold_impact"})
 
 
 def _span_steps(traj: Trajectory) -> dict[str, int]:
