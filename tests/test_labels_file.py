@@ -188,3 +188,110 @@ def test_prediction_file_keeps_the_infrastructure_kind(tmp_path: Path) -> None:
     preds.write_text(predict(died, "random").model_dump_json() + "\n")
     (rec,) = read_predictions(preds).records
     assert (rec.status, rec.error_kind) == ("infrastructure_failure", "infrastructure")
+
+
+# ---- TRAIL annotations kept apart from the traces ------------------------------------------------
+
+TRAIL_TRACE = DATA / "formats" / "trail_gaia.json"
+TRAIL_LABELS = DATA / "labels" / "trail_gaia.annotations.jsonl"
+TRACE_ID = "7d3f0c2a9b1e4f6a8c5d2e1f0a9b8c7d"
+
+
+def _bare_trace(tmp_path: Path, name: str = "gaia_run_0193.json") -> Path:
+    """The TRAIL trace as published: no ``errors`` in it, a file name unrelated to its trace id."""
+    raw = json.loads(TRAIL_TRACE.read_text())
+    del raw["errors"]
+    path = tmp_path / name
+    path.write_text(json.dumps(raw))
+    return path
+
+
+def _trail(tmp_path: Path, errors: list[dict], as_json: bool = False) -> Path:
+    path = tmp_path / ("trail.json" if as_json else "trail.jsonl")
+    record = {"trace_id": TRACE_ID, "errors": errors}
+    path.write_text(json.dumps(record) if as_json else json.dumps(record) + "\n")
+    return path
+
+
+def test_trail_annotations_label_the_trace_by_trace_id(tmp_path: Path) -> None:
+    labels = load_labels(TRAIL_LABELS)
+    assert sorted(labels) == ["0b5e9a7c3d1f4e2a9c8b7a6d5e4f3a2b", TRACE_ID]
+    assert labels[TRACE_ID].shape == "trail" and len(labels[TRACE_ID].errors) == 3
+    bare = load_log(_bare_trace(tmp_path))
+    assert bare.gold is None
+    t = apply_labels(bare, labels)
+    # the same decisive error as the in-file annotations: the HIGH one, on the sub-agent's third LLM span
+    assert t.gold == load_log(TRAIL_TRACE).gold
+    assert t.gold is not None and (t.gold.agent, t.gold.step) == ("search_agent", 3)
+    assert t.steps[3].source_id == "0000000000000a31" and t.gold.reason.startswith("Language-only: I recall")
+    assert t.metadata["label_source"] == "trail" and t.metadata["gold_location"] == "0000000000000a31"
+    assert t.metadata["annotated_errors"] == 3 and t.metadata["trail_scores"]["overall"] == 3.25
+    assert "reliability_reasoning" not in t.metadata["trail_scores"]
+
+
+def test_trail_without_high_impact_the_earliest_error_wins(tmp_path: Path) -> None:
+    errors = json.loads(TRAIL_LABELS.read_text().splitlines()[1])["errors"]
+    low = [dict(e, impact="LOW") for e in errors]
+    t = apply_labels(load_log(_bare_trace(tmp_path)), load_labels(_trail(tmp_path, low, as_json=True)))
+    # the earliest by step: the LOW search-query error on the sub-agent's first LLM span (step 1), not the
+    # first one written (the rate limit, which maps to step 2)
+    assert t.gold is not None and t.gold.step == 1 and t.gold.reason.startswith("Poor Information Retrieval")
+
+
+def test_trail_tool_and_container_spans_map_like_the_reader(tmp_path: Path) -> None:
+    tool = {"category": "Rate Limiting", "location": "0000000000000a22", "evidence": "429", "impact": "HIGH"}
+    container = {"category": "Goal Deviation", "location": "00000000000000a0", "evidence": "...", "impact": "HIGH"}
+    trace = load_log(TRAIL_TRACE)  # carries its own errors: the file's annotations replace them
+    on_tool = apply_labels(trace, load_labels(_trail(tmp_path, [tool])))
+    assert (on_tool.gold.agent, on_tool.gold.step) == ("search_agent", 2)  # the step that called visit_page
+    assert "0000000000000a22" in on_tool.steps[2].observation_ids
+    on_agent = apply_labels(trace, load_labels(_trail(tmp_path, [container])))
+    assert (on_agent.gold.agent, on_agent.gold.step) == ("search_agent", 1)  # first step below the agent span
+    none = apply_labels(trace, load_labels(_trail(tmp_path, [])))
+    assert trace.gold is not None and none.gold is None and none.metadata["annotated_errors"] == 0
+    assert "gold_location" in trace.metadata and "gold_location" not in none.metadata
+
+
+def test_trail_labels_on_a_converted_trace_use_source_and_observation_ids(tmp_path: Path) -> None:
+    from attrib.convert import to_jsonl
+
+    converted = tmp_path / "converted.jsonl"
+    converted.write_text(to_jsonl(load_log(_bare_trace(tmp_path))))
+    t = load_log(converted)
+    assert t.source_format == "openinference" and t.metadata["trace_id"] == TRACE_ID
+    labelled = apply_labels(t, load_labels(TRAIL_LABELS))
+    assert (labelled.gold.agent, labelled.gold.step) == ("search_agent", 3)
+    tool = {"category": "Rate Limiting", "location": "0000000000000a22", "evidence": "429", "impact": "HIGH"}
+    assert apply_labels(t, load_labels(_trail(tmp_path, [tool]))).gold.step == 2
+    container = {"category": "Goal Deviation", "location": "00000000000000a0", "evidence": "...", "impact": "HIGH"}
+    with pytest.raises(InputError, match="location '00000000000000a0' is not a span of this trace"):
+        apply_labels(t, load_labels(_trail(tmp_path, [container])))  # the tree is not in the converted file
+
+
+def test_trail_label_errors_are_one_line_errors_of_the_file(tmp_path: Path) -> None:
+    outside = {"category": "Formatting Errors", "location": "ffffffffffffffff", "evidence": "-", "impact": "LOW"}
+    with pytest.raises(InputError) as err:
+        apply_labels(load_log(_bare_trace(tmp_path)), load_labels(_trail(tmp_path, [outside])))
+    msg = str(err.value)
+    assert "\n" not in msg and msg.startswith(str(tmp_path / "gaia_run_0193.json"))
+    assert f"label '{TRACE_ID}': error annotation 0: location 'ffffffffffffffff' is not a span" in msg
+    (tmp_path / "noloc.jsonl").write_text(json.dumps({"trace_id": TRACE_ID, "errors": [{"category": "X"}]}) + "\n")
+    with pytest.raises(InputError, match=r"record 0 \(7d3f0c2a9b1e4f6a8c5d2e1f0a9b8c7d\): error 0 has no span id"):
+        load_labels(tmp_path / "noloc.jsonl")
+
+
+def test_validate_and_evaluate_with_trail_labels(tmp_path: Path) -> None:
+    folder = tmp_path / "trail"
+    folder.mkdir()
+    _bare_trace(folder)
+    ok = CliRunner().invoke(cli.app, ["validate", str(folder), "--labels", str(TRAIL_LABELS)])
+    assert ok.exit_code == 0, ok.output
+    assert "gold: search_agent @ step 3" in ok.stdout and "note:" not in ok.stdout
+    out = tmp_path / "run"
+    res = CliRunner().invoke(cli.app, ["evaluate", str(folder), "--method", "random", "--labels", str(TRAIL_LABELS),
+                                       "--quiet", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    (case,) = [json.loads(line) for line in (out / "cases.jsonl").read_text().splitlines()]
+    assert (case["source_format"], case["gold_agent"], case["gold_step"]) == ("openinference", "search_agent", 3)
+    unlabelled = CliRunner().invoke(cli.app, ["validate", str(folder)])
+    assert unlabelled.exit_code == 0 and "gold:" not in unlabelled.stdout

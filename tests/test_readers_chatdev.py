@@ -6,14 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY
-from mock_answers import make_realistic_responder
 from typer.testing import CliRunner
 
 import attrib.cli as cli
 from attrib.api import predict
 from attrib.errors import InputError
 from attrib.readers import Document, detect_format, load_log
+
+from conftest import API_KEY
+from mock_answers import make_realistic_responder
 
 DATA = Path(__file__).parent / "data" / "formats"
 FULL = DATA / "chatdev_expense_tracker.log"

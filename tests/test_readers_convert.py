@@ -74,13 +74,13 @@ def test_convert_to_jsonl_via_cli_then_show(tmp_path: Path) -> None:
     out = tmp_path / "airline.jsonl"
     result = _run("convert", str(DATA / "chat_airline.json"), "--to", "jsonl", "--out", str(out))
     assert result.exit_code == 0, result.output
-    assert "35 steps" in result.output and "gold: assistant @ step 11" in result.output
+    assert "27 steps" in result.output and "gold: assistant @ step 7" in result.output
     header = json.loads(out.read_text().splitlines()[0])
-    assert header["format"] == "attrib-jsonl" and header["gold"]["step"] == 11
+    assert header["format"] == "attrib-jsonl" and header["gold"]["step"] == 7
     shown = _run("show", str(out), "--json")
     data = json.loads(shown.output)
-    assert data["source_format"] == "chat" and data["n_steps"] == 35
-    assert data["steps"][5]["source_id"] == "5" and data["steps"][5]["parent_id"] == "4"
+    assert data["source_format"] == "chat" and data["n_steps"] == 27
+    assert data["steps"][3]["source_id"] == "4" and data["steps"][3]["observation_ids"] == ["5", "6"]
 
 
 def test_show_table_and_limit() -> None:
@@ -145,10 +145,13 @@ def test_reader_shortens_huge_steps_and_records_them(tmp_path: Path) -> None:
     path = tmp_path / "big.jsonl"
     path.write_text("".join(json.dumps(m) + "\n" for m in messages))
     t = load_log(path)
-    assert t.truncated_steps == [2, 3]
-    assert t.steps[2].content.startswith(HTML_MARKER) and len(t.steps[2].content) <= 20000
-    assert t.steps[3].content.startswith("Here is a screenshot.\n[base64 data, ")
-    assert t.steps[4].content == "The page lists paragraphs."
+    # the fetched page is folded into the call (tool output is not a step) and shortened there
+    assert t.truncated_steps == [1, 2] and t.steps[1].observation_ids == ["2"]
+    call = t.steps[1].content
+    assert call.startswith(HTML_MARKER) and len(call) <= 20000
+    assert '[tool call fetch] {"url": "https://example.org"}\n[tool result fetch]\nparagraph 0 of the page' in call
+    assert t.steps[2].content.startswith("Here is a screenshot.\n[base64 data, ")
+    assert t.steps[3].content == "The page lists paragraphs."
     doc = open_lean(path)
     assert doc.text == ""  # JSON Lines parsed line by line, no text kept
 

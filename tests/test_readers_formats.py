@@ -59,50 +59,135 @@ def test_forcing_a_format_that_does_not_fit_gives_one_line() -> None:
 
 def test_chat_tau_bench_airline() -> None:
     # τ-bench content exported as a chat ('messages', no 'traj' and no 'info.task'): not a τ-bench result
-    # record, so the chat reader reads it (tool results as steps; its label counts 0-based positions)
+    # record, so the chat reader reads it; its label counts 0-based message positions (the source ids)
     t = load_log(DATA / "chat_airline.json")
-    assert t.n_steps == 35
-    assert t.agents[:3] == ["system", "user", "assistant"]
-    assert "tool:get_reservation_details" in t.agents
+    raw = json.loads((DATA / "chat_airline.json").read_text())["messages"]
+    tool_positions = [str(i) for i, m in enumerate(raw) if m["role"] == "tool"]
+    assert len(raw) == 35 and len(tool_positions) == 8
+    # tool results are not steps (nor agents): each is folded into the step that issued its call
+    assert t.n_steps == 35 - 8 == 27
+    assert t.agents == ["system", "user", "assistant"]
+    assert [s.source_id for s in t.steps] == [str(i) for i, m in enumerate(raw) if m["role"] != "tool"]
+    assert [o for s in t.steps for o in s.observation_ids] == tool_positions
     assert t.question.startswith("Hi! I need to move my Newark to Seattle flight")
-    assert [s.source_id for s in t.steps] == [str(i) for i in range(35)]
     assert t.steps[0].role == "system" and "Basic economy flights cannot be modified" in t.steps[0].content
-    # a call with text, two parallel calls, and results tied to the calling step
-    call = t.steps[4]
-    assert call.agent == "assistant"
-    assert call.content.splitlines()[1:] == [
+    # a call with text, two parallel calls, both results folded into it (matched by tool_call_id)
+    call = t.steps[3]
+    assert (call.agent, call.source_id, call.observation_ids, call.parent_id) == ("assistant", "4", ["5", "6"], None)
+    assert call.content.splitlines()[1:3] == [
         '[tool call get_reservation_details] {"reservation_id": "K7QZ2M"}',
         '[tool call get_reservation_details] {"reservation_id": "P3LX9A"}',
     ]
-    assert [(s.agent, s.parent_id, s.role) for s in t.steps[5:7]] == [("tool:get_reservation_details", "4", "tool")] * 2
-    assert t.steps[2].content == '[tool call get_user_details] {"user_id": "olivia_khan_4821"}'
-    assert t.steps[14].agent == "tool:update_reservation_flights" and t.steps[14].parent_id == "13"
-    assert t.gold is not None and (t.gold.agent, t.gold.step) == ("assistant", 11)
+    results = [line for line in call.content.splitlines() if line.startswith("[tool result")]
+    assert len(results) == 2
+    assert results[0].startswith('[tool result get_reservation_details] {"reservation_id": "K7QZ2M"')
+    assert results[1].startswith('[tool result get_reservation_details] {"reservation_id": "P3LX9A"')
+    assert t.steps[2].content.startswith('[tool call get_user_details] {"user_id": "olivia_khan_4821"}\n'
+                                         '[tool result get_user_details] {"user_id": "olivia_khan_4821"')
+    update = t.steps[9]
+    assert (update.source_id, update.observation_ids) == ("13", ["14"])
+    assert "[tool result update_reservation_flights]" in update.content
+    # the label's step 11 is the message at position 11 (the source id), our step 7: the offer to modify
+    assert t.gold is not None and (t.gold.agent, t.gold.step) == ("assistant", 7)
+    assert t.steps[7].source_id == "11" and t.steps[7].content.startswith("Here is the change:")
     assert "basic economy" in t.gold.reason
     assert t.question_id == "17" and t.metadata["env"] == "airline"
 
 
 def test_chat_jsonl_with_header_labels_and_one_based_index() -> None:
     t = load_log(DATA / "labels_failure_fields.jsonl")
-    assert [s.source_id for s in t.steps] == [str(i) for i in range(1, 10)]
+    assert [s.source_id for s in t.steps] == ["1", "2", "3", "5", "6", "8", "9"]
     assert t.question == "Refund for order 58-2231 (arrived broken)"
     assert t.metadata["conversation_id"] == "conv-0192"
-    # legacy function calls: call rendered, result tied to it
-    assert t.steps[2].content.endswith('[tool call lookup_order] {"query": "58-2231"}')
-    assert (t.steps[3].agent, t.steps[3].parent_id) == ("tool:lookup_order", "3")
-    # failure_step 6 is the source's own (1-based) index: our step 5
-    assert t.gold is not None and (t.gold.agent, t.gold.step) == ("assistant", 5)
+    # legacy function calls: call rendered, the function message folded into it
+    assert t.steps[2].content.splitlines()[1:] == [
+        '[tool call lookup_order] {"query": "58-2231"}',
+        '[tool result lookup_order] [{"order": "58-2231", "item": "Tidewater deluxe", "total": 64.0}, '
+        '{"order": "58-2213", "item": "Tidewater expansion", "total": 22.5}]']
+    assert t.steps[2].observation_ids == ["4"] and t.steps[4].observation_ids == ["7"]
+    assert "tool" not in " ".join(t.agents) and "lookup_order" not in t.agents
+    # failure_step 6 is the source's own (1-based) index: our step 4, the refund to the wrong order
+    assert t.gold is not None and (t.gold.agent, t.gold.step) == ("assistant", 4)
     assert "issue_refund" in t.steps[t.gold.step].content
+
+
+def _chat(tmp_path: Path, messages: list[dict], **meta: object) -> Path:
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps({"messages": messages, **meta}))
+    return path
+
+
+def _call(call_id: str, name: str, args: str) -> dict:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
+
+
+def test_chat_tool_result_folds_into_the_call_named_by_its_id(tmp_path: Path) -> None:
+    msgs = [
+        {"role": "user", "content": "Weather in Oslo and Bergen?"},
+        {"role": "assistant", "content": None, "tool_calls": [_call("c1", "weather", '{"city": "Oslo"}')]},
+        {"role": "assistant", "content": "Also checking Bergen.", "tool_calls": [_call("c2", "weather", '{"city": "Bergen"}')]},
+        {"role": "tool", "tool_call_id": "c1", "content": "Oslo: 4 C, rain"},  # answers the earlier step, not the latest
+        {"role": "tool", "tool_call_id": "c2", "content": "Bergen: 7 C, wind"},
+        {"role": "tool", "tool_call_id": "zz", "content": "orphan result"},  # unknown id: the latest step
+        {"role": "assistant", "content": "Oslo 4 C, Bergen 7 C."},
+    ]
+    t = load_log(_chat(tmp_path, msgs))
+    assert [(s.agent, s.source_id, s.observation_ids) for s in t.steps] == [
+        ("user", "0", []), ("assistant", "1", ["3"]), ("assistant", "2", ["4", "5"]), ("assistant", "6", [])]
+    assert t.steps[1].content.endswith("[tool result weather] Oslo: 4 C, rain")
+    assert t.steps[2].content.splitlines()[-2:] == ["[tool result weather] Bergen: 7 C, wind", "[tool result] orphan result"]
+
+
+def test_chat_tool_result_before_any_step_is_the_environment(tmp_path: Path) -> None:
+    msgs = [{"role": "tool", "tool_call_id": "c0", "content": "boot log: 3 services up"},
+            {"role": "user", "content": "Is the cluster healthy?"},
+            {"role": "assistant", "content": "Yes, 3 services are up."}]
+    t = load_log(_chat(tmp_path, msgs))
+    assert [(s.agent, s.role) for s in t.steps] == [("environment", "tool"), ("user", "user"), ("assistant", "assistant")]
+    assert t.steps[0].content == "[tool result] boot log: 3 services up"
+
+
+def test_chat_label_on_a_folded_tool_message_is_an_error_of_the_file(tmp_path: Path) -> None:
+    msgs = [{"role": "user", "content": "2+3?"},
+            {"role": "assistant", "content": None, "tool_calls": [_call("c1", "add", '{"a": 2, "b": 3}')]},
+            {"role": "tool", "tool_call_id": "c1", "content": "6"},
+            {"role": "assistant", "content": "2+3 = 6"}]
+    with pytest.raises(InputError, match="labelled step '2' is a tool result folded into step 1"):
+        load_log(_chat(tmp_path, msgs, mistake_step=2))
+    assert load_log(_chat(tmp_path, msgs, mistake_step=3)).gold.step == 2  # the source position of the answer
 
 
 def test_history_ag2_group_chat() -> None:
     t = load_log(DATA / "ag2_groupchat.json")
-    assert t.agents == ["User_proxy", "Planner", "Researcher", "Executor", "Critic"]
-    assert [s.agent for s in t.steps[2:5]] == ["Researcher", "Executor", "Researcher"]
+    # the Executor only relays tool responses (role 'tool'): folded into the Researcher's calls, not an agent
+    assert t.agents == ["User_proxy", "Planner", "Researcher", "Critic"]
+    assert [s.agent for s in t.steps[2:6]] == ["Researcher"] * 4
+    assert [(s.source_id, s.observation_ids) for s in t.steps[2:6]] == [("2", ["3"]), ("4", ["5"]), ("6", ["7"]), ("8", [])]
     assert "[tool call web_search]" in t.steps[2].content
-    assert [(s.parent_id, s.role) for s in t.steps if s.agent == "Executor"] == [("2", "tool"), ("4", "tool"), ("6", "tool")]
+    assert "[tool result web_search] 1. Lisbon (municipality) - census 2021: 545,796" in t.steps[2].content
+    assert t.steps[4].content.endswith("[tool call python] {\"code\": \"print(round((2870208-2821876)/2821876*100, 1))\"}\n"
+                                       "[tool result python] 1.7")
+    assert all(s.role != "tool" for s in t.steps)
     assert t.question.startswith("Using the 2011 and 2021 Portuguese censuses")
     assert t.gold is None
+
+
+def test_history_autogen_tool_events_fold_into_the_request(tmp_path: Path) -> None:
+    events = [
+        {"source": "user", "type": "TextMessage", "content": "What is 17 * 23?"},
+        {"source": "math_agent", "type": "ToolCallRequestEvent",
+         "content": [{"id": "call_1", "name": "multiply", "arguments": "{\"a\": 17, \"b\": 23}"}]},
+        {"source": "math_agent", "type": "ToolCallExecutionEvent",
+         "content": [{"call_id": "call_1", "content": "391", "is_error": False}]},
+        {"source": "math_agent", "type": "TextMessage", "content": "17 * 23 = 391"},
+        {"source": "reviewer", "type": "TextMessage", "content": "Correct. TERMINATE"},
+    ]
+    path = tmp_path / "autogen.json"
+    path.write_text(json.dumps({"messages": events}))
+    t = load_log(path)
+    assert t.source_format == "history" and t.agents == ["user", "math_agent", "reviewer"]
+    assert [(s.source_id, s.observation_ids) for s in t.steps] == [("0", []), ("1", ["2"]), ("3", []), ("4", [])]
+    assert t.steps[1].content == '[tool call multiply] {"a": 17, "b": 23}\n[tool result multiply] 391'
 
 
 def test_history_crewai_task_outputs() -> None:

@@ -8,8 +8,8 @@ registered as a :class:`Reader` in :data:`READERS` (third-party readers: :func:`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..errors import InputError
 from ..registry import Registry
@@ -32,7 +32,6 @@ from . import (
 from .document import Document
 from .folders import task_folder
 from .source import open_lean
-
 
 
 @dataclass(frozen=True)
@@ -128,7 +127,7 @@ def _logs_in(folder: Path) -> list[Path]:
     return found
 
 
-def _natural(p: Path) -> tuple:
+def _natural(p: Path) -> tuple[str, tuple[int, int, str]]:
     stem = p.stem
     return (str(p.parent), (0, int(stem), "") if stem.isdigit() else (1, 0, stem))
 

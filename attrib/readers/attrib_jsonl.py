@@ -25,7 +25,7 @@ from .source import records
 NAME = JSONL_FORMAT
 
 
-def _header(value: Any) -> dict | None:
+def _header(value: Any) -> dict[str, Any] | None:
     if isinstance(value, list) and value and isinstance(value[0], dict) and value[0].get("format") == JSONL_FORMAT:
         return value[0]
     return None
@@ -42,12 +42,12 @@ def detect(doc: Document) -> str | None:
     return None
 
 
-def _opt(row: dict, key: str) -> str | None:
+def _opt(row: dict[str, Any], key: str) -> str | None:
     value = row.get(key)
     return None if value is None else str(value)
 
 
-def _ids(row: dict, n: int, doc: Document) -> list[str]:
+def _ids(row: dict[str, Any], n: int, doc: Document) -> list[str]:
     """The ids of tool results folded into the step (``observation_ids``, optional)."""
     ids = row.get("observation_ids", [])
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
@@ -59,9 +59,9 @@ def _ids(row: dict, n: int, doc: Document) -> list[str]:
 def read(doc: Document) -> Trajectory:
     value = records(doc)
     header = _header(value)
-    if header is None:
+    if header is None or not isinstance(value, list):
         raise InputError(doc.path, f"not {JSONL_FORMAT}: the first line must be its header")
-    steps = []
+    steps: list[Step] = []
     for n, row in enumerate(value[1:], start=2):
         if not isinstance(row, dict) or not isinstance(row.get("agent"), str) or not isinstance(row.get("content"), str):
             raise InputError(doc.path, f"line {n}: a step needs 'agent' and 'content' strings")

@@ -11,18 +11,25 @@ Each message is one step, in file order:
 
 - ``role``: ``system``/``developer``, ``user``, ``assistant``, ``tool``, ``function``;
 - agent label: ``name`` when present, else the role (``system`` for developer
-  messages too); a tool result is ``tool:NAME``, the function name found from its
-  ``tool_call_id`` (or the legacy ``function`` message's ``name``);
+  messages too);
+- a ``tool`` (or legacy ``function``) message is not a step: the environment is not an
+  agent. Its content is folded into the step that issued the call
+  (:meth:`~attrib.readers.common.StepBuilder.observe`): the step whose ``tool_calls``
+  hold its ``tool_call_id``, else the latest step; it shows there as
+  ``[tool result NAME] ...`` (NAME: the called function, else the message's ``name``) and
+  its source id goes to that step's ``observation_ids``, so a label naming it is an error
+  of the file. A tool message with no step before it stays a step of agent ``environment``;
 - content: ``content`` (string or list of parts; images become ``[image]``) and
   ``refusal``, then one line per call in ``tool_calls`` (or legacy
   ``function_call``): ``[tool call NAME] ARGUMENTS``;
 - source id: an explicit per-message index (``index``, ``idx``, ``message_index``,
   ``turn``, ``step``; 0- or 1-based, kept as written), else the message ``id``,
   else the message's 0-based position in the file;
-- parent id: a tool result's parent is the source id of the message that made the call.
 
 System messages are kept as steps (agent ``system``): tau-bench-style policies
-live there, and keeping them keeps our index equal to the message position.
+live there. Because tool messages are folded, our 0-based step index differs from the
+message position once a tool result has been seen; labels in the source's numbering are
+matched against the source ids first (:func:`attrib.readers.labels.resolve_step`).
 The question is the metadata's question field, else the first user message's text
 (that message stays a step). A file whose every non-tool message carries a
 ``name`` with two or more distinct names is left to the ``history`` reader.
@@ -30,10 +37,10 @@ The question is the metadata's question field, else the first user message's tex
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import InputError
-from ..trajectory import Trajectory
+from ..trajectory import Step, Trajectory
 from .common import StepBuilder, guarded, join_text, render_tool_call, safe_detect, scalar_id, text_of, tool_calls_of
 from .document import Document
 from .labels import build_trajectory
@@ -45,26 +52,27 @@ ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function
 LIST_KEYS = ("messages", "conversation", "chat", "chat_history", "dialog", "dialogue", "traj", "trajectory")
 INDEX_KEYS = ("index", "idx", "message_index", "turn", "step")
 ID_KEYS = ("id", "message_id")
+ENVIRONMENT = "environment"  # the agent of a tool result that no step precedes
 
 
 def is_message(item: Any) -> bool:
     return isinstance(item, dict) and isinstance(item.get("role"), str) and item["role"].lower() in ROLES
 
 
-def _several_conversations(items: list) -> str | None:
+def _several_conversations(items: list[Any]) -> str | None:
     if len(items) > 1 and all(isinstance(x, dict) and isinstance(x.get("messages"), list) for x in items):
         return f"holds {len(items)} conversations (one log per file expected)"
     return None
 
 
-def _messages(doc: Document) -> tuple[dict, list] | str:
+def _messages(doc: Document) -> tuple[dict[str, Any], list[Any]] | str:
     """``(metadata, messages)`` or the reason the document holds no chat."""
     return item_list(doc, LIST_KEYS, is_message, missing="no message list (a list or 'messages')",
                      empty="empty message list", bad_item="item {i} has no chat role (system/user/assistant/tool)",
                      extra_check=_several_conversations)
 
 
-def _multi_agent(items: list[dict]) -> bool:
+def _multi_agent(items: list[dict[str, Any]]) -> bool:
     speakers = [m for m in items if m["role"].lower() not in ("tool", "function", "system", "developer")]
     names = [m.get("name") for m in speakers]
     return bool(speakers) and all(isinstance(n, str) and n.strip() for n in names) and len(set(names)) >= 2
@@ -81,7 +89,7 @@ def detect(doc: Document) -> str | None:
     return None
 
 
-def source_id(item: dict, position: int) -> str:
+def source_id(item: dict[str, Any], position: int) -> str:
     """Explicit index, else message id, else the 0-based position (see the module docstring)."""
     for keys in (INDEX_KEYS, ID_KEYS):
         for key in keys:
@@ -91,49 +99,71 @@ def source_id(item: dict, position: int) -> str:
     return str(position)
 
 
+class Call(NamedTuple):
+    """A tool call as made in the log: the function name and the step that made it."""
+
+    name: str
+    source_id: str
+    step: int
+
+
 class ToolCalls:
     """Ties tool results to the calls that asked for them."""
 
     def __init__(self) -> None:
-        self.by_id: dict[str, tuple[str, str]] = {}
-        self.last: tuple[str, str] | None = None
+        self.by_id: dict[str, Call] = {}
+        self.last: Call | None = None
 
-    def record(self, message: dict, sid: str) -> list[str]:
-        """Remember the calls of ``message`` (made at step ``sid``); return their rendered lines."""
+    def record(self, message: dict[str, Any], sid: str, step: int) -> list[str]:
+        """Remember the calls of ``message`` (made at our step ``step``, source id ``sid``); return their lines."""
         lines = []
         for call_id, name, args in tool_calls_of(message):
             lines.append(render_tool_call(name, args))
-            self.last = (name, sid)
+            self.last = Call(name, sid, step)
             if call_id is not None:
-                self.by_id[call_id] = (name, sid)
+                self.by_id[call_id] = self.last
         return lines
 
-    def result(self, message: dict) -> tuple[str, str | None]:
-        """``(tool name, source id of the calling step)`` for a tool/function result."""
-        call = self.by_id.get(str(message.get("tool_call_id")))
-        if call is None and message.get("role") == "function":
-            call = self.last
-        name = call[0] if call else None
+    def result(self, message: dict[str, Any]) -> tuple[str | None, Call | None]:
+        """``(tool name, the call its tool_call_id names)`` for a tool/function result message.
+
+        The name is the called function's, else (for a legacy ``function`` message) the latest
+        call's, else the message's ``name``, else None. The call is None without a known id.
+        """
+        call_id = scalar_id(message.get("tool_call_id"))
+        call = self.by_id.get(call_id) if call_id is not None else None
+        named = call or (self.last if message.get("role") == "function" else None)
+        name = named.name if named else None
         if not name and isinstance(message.get("name"), str) and message["name"].strip():
             name = message["name"].strip()
-        return name or "tool", call[1] if call else None
+        return name, call
 
 
-def add_message(builder: StepBuilder, calls: ToolCalls, msg: dict, sid: str, label: str | None = None) -> None:
-    """Append one chat message as a step (``label`` overrides the agent label rule)."""
+def fold_result(builder: StepBuilder, calls: ToolCalls, message: dict[str, Any], text: str, sid: str) -> Step:
+    """Fold a tool/function result into the step that made the call (by ``tool_call_id``), else the latest step.
+
+    A result with no step before it stays a step of agent ``environment`` (role ``tool``).
+    """
+    name, call = calls.result(message)
+    folded = builder.observe(text, sid, name, into=call.step if call is not None else None)
+    if folded is not None:
+        return folded
+    head = f"[tool result {name}]" if name else "[tool result]"
+    return builder.add(ENVIRONMENT, f"{head} {text.strip()}".rstrip(), sid, "tool")
+
+
+def add_message(builder: StepBuilder, calls: ToolCalls, msg: dict[str, Any], sid: str) -> Step:
+    """Append one chat message as a step, or fold a tool result into the step that called the tool."""
     role = msg["role"].lower() if isinstance(msg.get("role"), str) else None
     text = text_of(msg.get("content"))
     if role in ("tool", "function"):
-        tool, parent = calls.result(msg)
-        builder.add(label or f"tool:{tool}", text, sid, role, parent)
-        return
+        return fold_result(builder, calls, msg, text, sid)
     if isinstance(msg.get("refusal"), str):
         text = join_text(text, msg["refusal"])
-    lines = calls.record(msg, sid)
+    lines = calls.record(msg, sid, len(builder.steps))
     name = msg.get("name")
     default = "system" if role in ("system", "developer") else (role or "assistant")
-    builder.add(label or (name if isinstance(name, str) and name.strip() else default), join_text(text, *lines),
-                sid, role)
+    return builder.add(name if isinstance(name, str) and name.strip() else default, join_text(text, *lines), sid, role)
 
 
 @guarded(NAME)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import InputError
 from ..trajectory import Trajectory
@@ -185,7 +186,7 @@ def read_text(doc: Document, text: str) -> Trajectory:
     builder = StepBuilder()
     infra: list[str] = []
     counts: dict[str, int] = {}
-    for rec, kind in zip(recs, kinds):
+    for rec, kind in zip(recs, kinds, strict=True):
         if kind == "turn":
             m = TURN.match(rec.head)
             assert m is not None
@@ -195,7 +196,7 @@ def read_text(doc: Document, text: str) -> Trajectory:
             counts[kind] = counts.get(kind, 0) + 1
     if not builder.steps:
         raise InputError(doc.path, "no agent turn in this ChatDev log" + (f" ({died})" if died else ""))
-    extra: dict = {"infrastructure": {"ids": infra, "kinds": counts}, "started_at": recs[0].stamp,
+    extra: dict[str, Any] = {"infrastructure": {"ids": infra, "kinds": counts}, "started_at": recs[0].stamp,
                    "phases": list(dict.fromkeys(s.phase for s in builder.steps if s.phase))}
     if preamble:
         extra["preamble"] = preamble

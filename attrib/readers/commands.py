@@ -9,24 +9,24 @@ from __future__ import annotations
 
 import json
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..convert import dumps
 from ..cli_options import LogFormatOpt
+from ..convert import dumps
 from ..errors import InputError
 from ..text import first_line
 from ..trajectory import Step, Trajectory
 from . import format_names, is_format, load_log
 
 
-class Target(str, Enum):
+class Target(StrEnum):
     who_and_when = "who-and-when"
     jsonl = "jsonl"
 
@@ -61,7 +61,7 @@ def convert(
 
 
 
-def _step_json(step: Step) -> dict:
+def _step_json(step: Step) -> dict[str, Any]:
     return step.model_dump(mode="json")
 
 
@@ -69,7 +69,7 @@ def show(
     log: Annotated[Path, typer.Argument(help="The log to read.")],
     fmt: LogFormatOpt = "auto",
     json_out: Annotated[bool, typer.Option("--json", help="Print the normalized trajectory as JSON.")] = False,
-    limit: Annotated[Optional[int], typer.Option("--limit", min=0, help="Show at most N steps.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=0, help="Show at most N steps.")] = None,
 ) -> None:
     """Print the normalized steps of LOG (index, source id, agent, first line) to check the reading."""
     traj = _load(log, fmt)

@@ -89,8 +89,9 @@ def _part_text(part: Any) -> str:
         return "" if part is None else json.dumps(part, ensure_ascii=False)
     kind = str(part.get("type", ""))
     for key in ("text", "content", "refusal"):
-        if isinstance(part.get(key), str):
-            return part[key]
+        value = part.get(key)
+        if isinstance(value, str):
+            return value
     if "image" in kind or "image_url" in part:
         return "[image]"
     if "audio" in kind:
@@ -115,13 +116,14 @@ def render_tool_call(name: str, arguments: Any) -> str:
     return f"[tool call {name}] {args}".rstrip()
 
 
-def tool_calls_of(message: dict) -> list[tuple[str | None, str, Any]]:
+def tool_calls_of(message: dict[str, Any]) -> list[tuple[str | None, str, Any]]:
     """``(call id, function name, arguments)`` of an OpenAI-style message (``tool_calls`` or ``function_call``)."""
     calls: list[tuple[str | None, str, Any]] = []
     for call in message.get("tool_calls") or []:
         if not isinstance(call, dict):
             continue
-        fn = call.get("function") if isinstance(call.get("function"), dict) else call
+        function = call.get("function")
+        fn: dict[str, Any] = function if isinstance(function, dict) else call
         name = fn.get("name") or call.get("type") or "tool"
         call_id = call.get("id")
         calls.append((str(call_id) if call_id is not None else None, str(name), fn.get("arguments")))
@@ -153,12 +155,12 @@ def norm_id(value: str) -> str:
     return v[2:] if v.startswith("0x") else v
 
 
-def as_dict(value: Any) -> dict:
+def as_dict(value: Any) -> dict[str, Any]:
     """``value`` when it is a JSON object, else an empty one (optional nested objects of a source)."""
     return value if isinstance(value, dict) else {}
 
 
-def first_key(item: dict, keys: tuple[str, ...]) -> Any:
+def first_key(item: dict[str, Any], keys: tuple[str, ...]) -> Any:
     """The value of the first of ``keys`` present in ``item`` with a non-null value."""
     for key in keys:
         if item.get(key) is not None:

@@ -31,7 +31,7 @@ class Document:
     _json_error: str | None = field(default=None, repr=False)
 
     @classmethod
-    def open(cls, path: str | Path) -> "Document":
+    def open(cls, path: str | Path) -> Document:
         p = existing_file(path)
         try:
             raw = p.read_bytes()
@@ -63,7 +63,7 @@ class Document:
     @property
     def is_json(self) -> bool:
         try:
-            self.json
+            _ = self.json  # parsed once and kept; raises InputError when the text is not JSON
         except InputError:
             return False
         return True

@@ -23,7 +23,15 @@ A step object needs an agent and a content:
 - source id: ``step``, ``index``, ``idx``, ``turn``, ``round``, ``step_id``, ``id``,
   ``message_id`` (kept as written), else the 0-based position. When every step has
   a numeric ``step``, steps are ordered by it (stable), else kept in file order;
-- parent id: ``parent_id`` when given; a tool result's parent is the step that made the call.
+- parent id: ``parent_id`` when given.
+
+Tool results are not steps (the environment is not an agent): an AG2/AutoGen ``tool`` or
+``function`` message (``tool_call_id``, or AG2's ``tool_responses``) and an AutoGen
+``ToolCallExecutionEvent`` are folded into the step whose call they answer, matched by call id,
+else into the latest step (:func:`attrib.readers.chat.fold_result`); their source ids go to that
+step's ``observation_ids``. So AG2's executor agent, which only relays tool responses, does not
+appear as an agent; an agent that speaks with another role (e.g. a code executor replying as
+``user`` with ``exitcode: 0 ...``) stays an agent, as Who&When keeps ``Computer_terminal``.
 
 The question is the metadata's question field, else the first step's content
 when it comes from a user-like agent (user, human, admin, user_proxy, customer)
@@ -36,9 +44,8 @@ from typing import Any
 
 from ..errors import InputError
 from ..trajectory import Trajectory
-from .chat import ROLES, ToolCalls
-from .common import (StepBuilder, first_key, guarded, join_text, render_tool_call, safe_detect, scalar_id,
-                     text_of)
+from .chat import ROLES, ToolCalls, fold_result
+from .common import StepBuilder, first_key, guarded, join_text, render_tool_call, safe_detect, scalar_id, text_of
 from .document import Document
 from .labels import build_trajectory
 from .source import item_list
@@ -54,7 +61,7 @@ GENERIC_ROLES = ROLES | {"human", "ai", "model", "bot"}
 USER_LIKE = {"user", "human", "admin", "userproxy", "user_proxy", "customer", "client"}
 
 
-def agent_label(item: dict) -> str | None:
+def agent_label(item: dict[str, Any]) -> str | None:
     """The raw agent label of a step object (see the module docstring), or None."""
     for key in AGENT_KEYS:
         value = item.get(key)
@@ -77,7 +84,7 @@ def is_step(item: Any) -> bool:
     return any(k in item for k in CONTENT_KEYS) or any(k in item for k in ("tool_calls", "tool", "thought"))
 
 
-def _items(doc: Document) -> tuple[dict, list[dict]] | str:
+def _items(doc: Document) -> tuple[dict[str, Any], list[dict[str, Any]]] | str:
     return item_list(doc, LIST_KEYS, is_step, missing="no list of agent steps", empty="empty list of steps",
                      bad_item="item {i} has no agent name ('name', 'agent', 'role', ...) with a content")
 
@@ -89,7 +96,7 @@ def detect(doc: Document) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def source_id(item: dict, position: int) -> str:
+def source_id(item: dict[str, Any], position: int) -> str:
     for key in ID_KEYS:
         sid = scalar_id(item.get(key))
         if sid is not None:
@@ -97,7 +104,7 @@ def source_id(item: dict, position: int) -> str:
     return str(position)
 
 
-def _ordered(items: list[dict]) -> list[tuple[int, dict]]:
+def _ordered(items: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
     """``(position, item)`` pairs, sorted by a numeric ``step`` when every item has one."""
     pairs = list(enumerate(items))
     steps = [it.get("step") for it in items]
@@ -106,26 +113,43 @@ def _ordered(items: list[dict]) -> list[tuple[int, dict]]:
     return pairs
 
 
-def _autogen_event(item: dict, calls: ToolCalls, sid: str) -> tuple[str, str | None] | None:
-    """Content and parent of AutoGen tool-call events (content is a list of calls or results)."""
-    kind = str(item.get("type", ""))
+def _autogen_request(item: dict[str, Any], calls: ToolCalls, sid: str, step: int) -> str | None:
+    """The rendered calls of an AutoGen ``ToolCallRequestEvent`` (content: a list of calls), else None."""
     parts = item.get("content")
-    if not isinstance(parts, list) or not kind.startswith("ToolCall"):
+    if item.get("type") != "ToolCallRequestEvent" or not isinstance(parts, list):
         return None
-    if kind == "ToolCallRequestEvent":
-        msg = {"tool_calls": [{"id": p.get("id"), "function": p} for p in parts if isinstance(p, dict)]}
-        return join_text(*calls.record(msg, sid)), None
-    texts = [text_of(p.get("content")) if isinstance(p, dict) else text_of(p) for p in parts]
-    first = next((p for p in parts if isinstance(p, dict)), {})
-    _, parent = calls.result({"tool_call_id": first.get("call_id"), "role": "tool"})
-    return join_text(*texts), parent
+    msg = {"tool_calls": [{"id": p.get("id"), "function": p} for p in parts if isinstance(p, dict)]}
+    return join_text(*calls.record(msg, sid, step))
 
 
-def _content(item: dict, calls: ToolCalls, sid: str) -> tuple[str, str | None]:
-    """``(content, parent id)`` of one step object."""
-    event = _autogen_event(item, calls, sid)
-    if event is not None:
-        return event
+def tool_result(item: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
+    """``(message for ToolCalls.result, text)`` when ``item`` is a tool result, else None.
+
+    Tool results are AG2/AutoGen ``tool``/``function`` messages (the call id in ``tool_call_id`` or
+    in the first of AG2's ``tool_responses``) and AutoGen ``ToolCallExecutionEvent`` items (a list
+    of ``{call_id, content}`` results).
+    """
+    parts = item.get("content")
+    if str(item.get("type", "")) == "ToolCallExecutionEvent" and isinstance(parts, list):
+        texts = [text_of(p.get("content")) if isinstance(p, dict) else text_of(p) for p in parts]
+        first = next((p for p in parts if isinstance(p, dict)), {})
+        return {"role": "tool", "tool_call_id": first.get("call_id"), "name": first.get("name")}, join_text(*texts)
+    role = item.get("role")
+    if not isinstance(role, str) or role.lower() not in ("tool", "function"):
+        return None
+    call_id = item.get("tool_call_id")
+    responses = item.get("tool_responses")
+    if call_id is None and isinstance(responses, list) and responses and isinstance(responses[0], dict):
+        call_id = responses[0].get("tool_call_id")
+    message = {"role": role.lower(), "tool_call_id": call_id, "name": item.get("name")}
+    return message, text_of(first_key(item, CONTENT_KEYS))
+
+
+def _content(item: dict[str, Any], calls: ToolCalls, sid: str, step: int) -> str:
+    """The content of one step object (``step``: the index it will get)."""
+    request = _autogen_request(item, calls, sid, step)
+    if request is not None:
+        return request
     head: list[str] = []
     cause = item.get("cause_by")
     if isinstance(cause, str) and cause.strip():
@@ -137,20 +161,12 @@ def _content(item: dict, calls: ToolCalls, sid: str) -> tuple[str, str | None]:
     tool = item.get("tool")
     if isinstance(tool, str) and tool.strip() and "tool_input" in item:
         after = text_of(first_key(item, ("result", "observation", "output")))
-        return join_text(*head, render_tool_call(tool.strip(), item.get("tool_input")), after), None
+        return join_text(*head, render_tool_call(tool.strip(), item.get("tool_input")), after)
     main = text_of(first_key(item, CONTENT_KEYS))
-    lines = calls.record(item, sid)
-    parent = scalar_id(item.get("parent_id"))
-    if str(item.get("role", "")).lower() in ("tool", "function"):
-        responses = item.get("tool_responses")
-        call_id = item.get("tool_call_id")
-        if call_id is None and isinstance(responses, list) and responses and isinstance(responses[0], dict):
-            call_id = responses[0].get("tool_call_id")
-        _, parent = calls.result({"tool_call_id": call_id, "role": item["role"], "name": item.get("name")})
-    return join_text(*head, main, *lines), parent
+    return join_text(*head, main, *calls.record(item, sid, step))
 
 
-def _question(items: list[dict]) -> str | None:
+def _question(items: list[dict[str, Any]]) -> str | None:
     first = items[0]
     label = (agent_label(first) or "").strip().lower().replace(" ", "_")
     cause = str(first.get("cause_by", ""))
@@ -169,7 +185,11 @@ def read(doc: Document) -> Trajectory:
     calls = ToolCalls()
     for pos, item in _ordered(items):
         sid = source_id(item, pos)
-        content, parent = _content(item, calls, sid)
+        result = tool_result(item)
+        if result is not None:
+            fold_result(builder, calls, result[0], result[1], sid)
+            continue
+        content = _content(item, calls, sid, len(builder.steps))
         role = item.get("role") if isinstance(item.get("role"), str) and item["role"].lower() in ROLES else None
-        builder.add(agent_label(item) or "unknown", content, sid, role, parent)
+        builder.add(agent_label(item) or "unknown", content, sid, role, scalar_id(item.get("parent_id")))
     return build_trajectory(doc, NAME, builder.steps, builder.truncated, meta, question=_question(items))

@@ -58,7 +58,7 @@ _PLAIN_STEP = ("step", "step_index", "step_id", "span_id", "spanId", "message_id
 _PLAIN_REASON = ("reason", "description", "explanation", "rationale", "category")
 
 
-def task_fields(meta: dict) -> dict[str, str | None]:
+def task_fields(meta: dict[str, Any]) -> dict[str, str | None]:
     """``question``, ``question_id`` and ``ground_truth`` from metadata (None when absent)."""
     return {
         "question": _first_text(meta, QUESTION_KEYS),
@@ -67,7 +67,7 @@ def task_fields(meta: dict) -> dict[str, str | None]:
     }
 
 
-def _first_text(meta: dict, keys: tuple[str, ...]) -> str | None:
+def _first_text(meta: dict[str, Any], keys: tuple[str, ...]) -> str | None:
     for key in keys:
         value = meta.get(key)
         if isinstance(value, bool) or value is None:
@@ -77,7 +77,7 @@ def _first_text(meta: dict, keys: tuple[str, ...]) -> str | None:
     return None
 
 
-def raw_label(meta: dict) -> tuple[Any, Any, Any] | None:
+def raw_label(meta: dict[str, Any]) -> tuple[Any, Any, Any] | None:
     """``(agent, step, reason)`` as written in the metadata, or None when it has no label."""
     flat = _fields(meta, AGENT_KEYS, STEP_KEYS, REASON_KEYS)
     if flat:
@@ -98,7 +98,7 @@ def raw_label(meta: dict) -> tuple[Any, Any, Any] | None:
     return None
 
 
-def _fields(obj: dict, agents: tuple, steps: tuple, reasons: tuple) -> tuple[Any, Any, Any] | None:
+def _fields(obj: dict[str, Any], agents: tuple[str, ...], steps: tuple[str, ...], reasons: tuple[str, ...]) -> tuple[Any, Any, Any] | None:
     agent = next((obj[k] for k in agents if isinstance(obj.get(k), str) and obj[k].strip()), None)
     step = next((obj[k] for k in steps if obj.get(k) is not None and not isinstance(obj[k], (bool, dict, list))), None)
     if agent is None and step is None:
@@ -107,7 +107,7 @@ def _fields(obj: dict, agents: tuple, steps: tuple, reasons: tuple) -> tuple[Any
     return agent, step, reason
 
 
-def _root_failure(meta: dict, failures: list[dict]) -> dict | None:
+def _root_failure(meta: dict[str, Any], failures: list[dict[str, Any]]) -> dict[str, Any] | None:
     flagged = [f for f in failures if any(f.get(k) is True for k in ROOT_FLAGS)]
     if flagged:
         return flagged[0]
@@ -142,7 +142,7 @@ def resolve_step(value: Any, steps: list[Step], aliases: dict[str, int] | None =
     return index if 0 <= index < len(steps) else None
 
 
-def find_gold(meta: dict, steps: list[Step], path: str | Path | None,
+def find_gold(meta: dict[str, Any], steps: list[Step], path: str | Path | None,
               aliases: dict[str, int] | None = None) -> GoldLabel | None:
     """The gold label found in ``meta``, mapped onto ``steps``; InputError when it points outside the log."""
     found = raw_label(meta)
@@ -165,7 +165,7 @@ def find_gold(meta: dict, steps: list[Step], path: str | Path | None,
     return GoldLabel(agent=agent, step=index, reason=reason)
 
 
-def scalar_metadata(meta: dict, limit: int = 300) -> dict[str, Any]:
+def scalar_metadata(meta: dict[str, Any], limit: int = 300) -> dict[str, Any]:
     """The short scalar fields of the source's metadata (kept in ``Trajectory.metadata``)."""
     out: dict[str, Any] = {}
     for key, value in meta.items():
@@ -176,7 +176,7 @@ def scalar_metadata(meta: dict, limit: int = 300) -> dict[str, Any]:
     return out
 
 
-def build_trajectory(doc: Any, fmt: str, steps: list[Step], truncated: list[int], meta: dict,
+def build_trajectory(doc: Any, fmt: str, steps: list[Step], truncated: list[int], meta: dict[str, Any],
                      question: str | None = None, aliases: dict[str, int] | None = None,
                      extra: dict[str, Any] | None = None) -> Trajectory:
     """The Trajectory of a non-Who&When source: task fields and gold from ``meta``, id from the file stem.

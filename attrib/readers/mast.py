@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..errors import InputError
 from ..trajectory import Trajectory
@@ -39,11 +39,14 @@ def _chatdev(doc: Document) -> Trajectory:
 
 def _conversation(doc: Document) -> Trajectory:
     """A JSON trace through the history reader, a plain-text one through the transcript reader."""
-    reader = history if records(doc) is not None else transcript
-    why = reader.detect(doc)
+    if records(doc) is not None:
+        name, detect, read = history.NAME, history.detect, history.read
+    else:
+        name, detect, read = transcript.NAME, transcript.detect, transcript.read
+    why = detect(doc)
     if why is not None:
-        raise InputError(doc.path, f"{reader.NAME}: {why}")
-    return reader.read(doc)
+        raise InputError(doc.path, f"{name}: {why}")
+    return read(doc)
 
 
 ROUTES: dict[str, tuple[str, Callable[[Document], Trajectory]]] = {
@@ -59,22 +62,23 @@ def mas_key(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def is_record(value: Any) -> bool:
+def is_record(value: Any) -> TypeGuard[dict[str, Any]]:
     trace = value.get("trace") if isinstance(value, dict) else None
     return (isinstance(value, dict) and isinstance(value.get("mas_name"), str) and isinstance(trace, dict)
             and isinstance(trace.get("trajectory"), str))
 
 
-def _record(doc: Document) -> dict | str:
+def _record(doc: Document) -> dict[str, Any] | str:
     value = records(doc)
     if value is None:
         return "not JSON or JSON Lines"
     if is_record(value):
         return value
-    if isinstance(value, list) and value and all(is_record(v) for v in value):
-        if len(value) == 1:
-            return value[0]
-        raise InputError(doc.path, f"holds {len(value)} MAST records; one record per file expected: split the file")
+    found = [v for v in value if is_record(v)] if isinstance(value, list) else []
+    if found and len(found) == len(value):
+        if len(found) == 1:
+            return found[0]
+        raise InputError(doc.path, f"holds {len(found)} MAST records; one record per file expected: split the file")
     return "not a MAST record (an object with 'mas_name' and 'trace': {'trajectory': text})"
 
 

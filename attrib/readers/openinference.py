@@ -32,7 +32,9 @@ TOOL span; our unit is the agent step that made the call), a label on a containe
 step below it. The decisive error is the earliest (by step) with impact ``HIGH``, else the
 earliest; its ``category`` and evidence are the gold reason. A location that is not a span of the
 trace is an error of the file. TRAIL ships its annotations (``{trace_id, errors, scores}``) as
-separate files: merge ``errors`` into the trace object, or call :func:`read_tree` with them.
+separate files: give them with ``--labels FILE`` (:mod:`attrib.readers.label_file`, which maps
+them with :func:`gold_from_errors` over :meth:`Tree.span_steps`), merge ``errors`` into the trace
+object, or call :func:`read_tree` with them.
 """
 
 from __future__ import annotations
@@ -40,12 +42,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .. import jsonsafe
 from ..agents import agent_key
 from ..errors import InputError
-from ..trajectory import GoldLabel, Trajectory
+from ..trajectory import GoldLabel, Step, Trajectory
 from .common import (
     StepBuilder,
     as_dict,
@@ -93,7 +96,7 @@ class Node:
         return out
 
 
-def _is_tree(value: Any) -> tuple[dict, list] | str:
+def _is_tree(value: Any) -> tuple[dict[str, Any], list[Any]] | str:
     if isinstance(value, list) and len(value) == 1:
         value = value[0]
     if not isinstance(value, dict) or not isinstance(value.get("spans"), list):
@@ -118,7 +121,7 @@ def detect(doc: Document) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def _build(raw: dict, parent: Node | None, counter: list[int]) -> Node:
+def _build(raw: dict[str, Any], parent: Node | None, counter: list[int]) -> Node:
     attrs = as_dict(raw.get("span_attributes")) or as_dict(raw.get("attributes"))
     status = str(raw.get("status_code") or "").strip().upper()
     error = None
@@ -204,8 +207,9 @@ def _question(roots: list[Node]) -> str:
         for node in root.subtree():
             if node.kind == "AGENT" and node.attrs.get("input.value") is not None:
                 value = _json(node.attrs["input.value"])
-                if isinstance(value, dict) and isinstance(value.get("task"), str):
-                    return value["task"]
+                task = value.get("task") if isinstance(value, dict) else None
+                if isinstance(task, str):
+                    return task
                 if isinstance(value, str) and value.strip():
                     return value
     for root in roots:
@@ -230,8 +234,9 @@ def agent_of(node: Node) -> str:
 
 def _agent_name(node: Node) -> str:
     for key in ("agent.name", "gen_ai.agent.name", "smolagents.name"):
-        if isinstance(node.attrs.get(key), str) and node.attrs[key].strip():
-            return node.attrs[key].strip()
+        name = node.attrs.get(key)
+        if isinstance(name, str) and name.strip():
+            return name.strip()
     return re.sub(r"\.(run|__call__|invoke|ainvoke|arun)$", "", node.name) or "agent"
 
 
@@ -271,7 +276,8 @@ class Walk:
         self._add(node, agent, join_text(render_tool_call(name, args), f"[tool result] {result}" if result else ""))
 
 
-def gold_from_errors(errors: list, walk_index: dict[str, int], steps: list, path: Any) -> tuple[GoldLabel, dict]:
+def gold_from_errors(errors: list[Any], walk_index: dict[str, int], steps: list[Step],
+                     path: str | Path | None) -> tuple[GoldLabel, dict[str, Any]]:
     """The decisive error's label and its metadata (see the module docstring)."""
     mapped = []
     for n, err in enumerate(errors):
@@ -309,14 +315,22 @@ def _span_index(roots: list[Node], step_of: dict[str, int]) -> dict[str, int]:
     return out
 
 
-@guarded(NAME)
-def read(doc: Document) -> Trajectory:
-    return read_tree(doc)
+@dataclass
+class Tree:
+    """A read trace: its object, its ordered roots, the walk that built the steps, and the span count."""
+
+    obj: dict[str, Any]
+    roots: list[Node]
+    walk: Walk
+    spans: int
+
+    def span_steps(self) -> dict[str, int]:
+        """Every span id -> the step it produced or fed, for a container the first step below it."""
+        return _span_index(self.roots, self.walk.step_of)
 
 
-def read_tree(doc: Document, errors: list | None = None) -> Trajectory:
-    """The trajectory of ``doc``, labelled by ``errors`` (TRAIL annotations kept in another file)
-    when given, else by the trace object's own ``errors``."""
+def read_spans(doc: Document) -> Tree:
+    """Build the tree of ``doc`` and walk it (InputError when it is not an OpenInference span tree)."""
     value = records(doc)
     found = _is_tree(value) if value is not None else "not JSON or JSON Lines"
     if isinstance(found, str):
@@ -327,15 +341,27 @@ def read_tree(doc: Document, errors: list | None = None) -> Trajectory:
     walk = Walk()
     for root in roots:
         walk.visit(root)
-    meta = {k: v for k, v in obj.items() if k not in ("spans", "errors")}
-    n_steps = len(walk.builder.steps)
-    extra: dict[str, Any] = {"spans": counter[0], "folded_spans": len(walk.step_of) - n_steps,
-                             "skipped_spans": counter[0] - len(walk.step_of)}
-    traj = build_trajectory(doc, NAME, walk.builder.steps, walk.builder.truncated,
-                            {"question": _question(roots), **meta}, extra=extra)
+    return Tree(obj, roots, walk, counter[0])
+
+
+@guarded(NAME)
+def read(doc: Document) -> Trajectory:
+    return read_tree(doc)
+
+
+def read_tree(doc: Document, errors: list[Any] | None = None) -> Trajectory:
+    """The trajectory of ``doc``, labelled by ``errors`` (TRAIL annotations kept in another file)
+    when given, else by the trace object's own ``errors``."""
+    tree = read_spans(doc)
+    steps, truncated = tree.walk.builder.steps, tree.walk.builder.truncated
+    meta = {k: v for k, v in tree.obj.items() if k not in ("spans", "errors")}
+    extra: dict[str, Any] = {"spans": tree.spans, "folded_spans": len(tree.walk.step_of) - len(steps),
+                             "skipped_spans": tree.spans - len(tree.walk.step_of)}
+    traj = build_trajectory(doc, NAME, steps, truncated, {"question": _question(tree.roots), **meta}, extra=extra)
     if errors is None:
-        errors = obj.get("errors") if isinstance(obj.get("errors"), list) else None
+        own = tree.obj.get("errors")
+        errors = own if isinstance(own, list) else None
     if errors:
-        gold, gold_meta = gold_from_errors(errors, _span_index(roots, walk.step_of), traj.steps, doc.path)
+        gold, gold_meta = gold_from_errors(errors, tree.span_steps(), traj.steps, doc.path)
         traj = traj.model_copy(update={"gold": gold, "metadata": {**traj.metadata, **gold_meta}})
     return traj

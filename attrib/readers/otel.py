@@ -52,7 +52,7 @@ from typing import Any
 from ..agents import agent_key
 from ..errors import InputError
 from ..trajectory import Step, Trajectory
-from .common import StepBuilder, first_key, guarded, join_text, safe_detect
+from .common import StepBuilder, as_dict, first_key, guarded, join_text, safe_detect
 from .document import Document
 from .labels import build_trajectory
 from .otel_content import PlannedStep, Span, error_text, step_spans, tool_parts
@@ -118,7 +118,7 @@ def to_ns(value: Any) -> int | None:
     return None
 
 
-def _status_error(raw: dict) -> str | None:
+def _status_error(raw: dict[str, Any]) -> str | None:
     status = raw.get("status")
     if not isinstance(status, dict):
         return None
@@ -128,13 +128,13 @@ def _status_error(raw: dict) -> str | None:
     return None
 
 
-def make_span(raw: dict, order: int, service: str | None = None) -> Span:
-    ctx = raw.get("context") if isinstance(raw.get("context"), dict) else {}
+def make_span(raw: dict[str, Any], order: int, service: str | None = None) -> Span:
+    ctx = as_dict(raw.get("context"))
     attrs = attributes(raw.get("attributes"))
     attrs.update(attributes(raw.get("tags")) if isinstance(raw.get("tags"), dict) else {})
-    resource = raw.get("resource") if isinstance(raw.get("resource"), dict) else {}
+    resource = as_dict(raw.get("resource"))
     service = (attributes(resource.get("attributes")).get("service.name") or service
-               or (raw.get("localEndpoint") or {}).get("serviceName") or attrs.get("service.name"))
+               or as_dict(raw.get("localEndpoint")).get("serviceName") or attrs.get("service.name"))
     events = [(str(e.get("name", "")), attributes(e.get("attributes"))) for e in raw.get("events") or []
               if isinstance(e, dict)]
     return Span(
@@ -155,13 +155,13 @@ def make_span(raw: dict, order: int, service: str | None = None) -> Span:
 def is_span(item: Any) -> bool:
     if not isinstance(item, dict):
         return False
-    ctx = item.get("context") if isinstance(item.get("context"), dict) else {}
+    ctx = as_dict(item.get("context"))
     has_id = any(k in item for k in ("spanId", "span_id")) or "span_id" in ctx
     has_more = any(k in item for k in ("traceId", "trace_id", "startTimeUnixNano", "start_time")) or "trace_id" in ctx
     return has_id and has_more
 
 
-def _otlp_batches(value: Any) -> tuple[dict, list[dict]] | None:
+def _otlp_batches(value: Any) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
     if isinstance(value, dict) and isinstance(value.get("resourceSpans"), list):
         return {k: v for k, v in value.items() if k != "resourceSpans"}, [value]
     if isinstance(value, list) and value:
@@ -171,7 +171,7 @@ def _otlp_batches(value: Any) -> tuple[dict, list[dict]] | None:
     return None
 
 
-def collect(value: Any) -> tuple[dict, list[Span]] | str:
+def collect(value: Any) -> tuple[dict[str, Any], list[Span]] | str:
     """``(metadata, spans in file order)`` or the reason ``value`` holds no trace."""
     otlp = _otlp_batches(value)
     if otlp is not None:

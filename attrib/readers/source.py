@@ -113,7 +113,7 @@ def _first_char(p: Path) -> str:
                 return stripped[0]
 
 
-def find_list(value: Any, keys: tuple[str, ...]) -> tuple[dict, list] | None:
+def find_list(value: Any, keys: tuple[str, ...]) -> tuple[dict[str, Any], list[Any]] | None:
     """``(metadata, items)``: the list under the first of ``keys`` (top level or one object down).
 
     ``value`` may be a list (the items themselves, metadata empty), an object holding
@@ -130,7 +130,7 @@ def find_list(value: Any, keys: tuple[str, ...]) -> tuple[dict, list] | None:
     return None
 
 
-def _in_object(obj: dict, keys: tuple[str, ...]) -> tuple[dict, list] | None:
+def _in_object(obj: dict[str, Any], keys: tuple[str, ...]) -> tuple[dict[str, Any], list[Any]] | None:
     for key in keys:
         if isinstance(obj.get(key), list):
             return {k: v for k, v in obj.items() if k != key}, obj[key]
@@ -143,7 +143,7 @@ def _in_object(obj: dict, keys: tuple[str, ...]) -> tuple[dict, list] | None:
     return None
 
 
-def split_header(items: list, is_item: Callable[[Any], bool]) -> tuple[dict, list]:
+def split_header(items: list[Any], is_item: Callable[[Any], bool]) -> tuple[dict[str, Any], list[Any]]:
     """A JSON Lines file may start with one metadata record (question, labels): split it off."""
     if len(items) > 1 and isinstance(items[0], dict) and not is_item(items[0]) and all(
         isinstance(x, dict) and is_item(x) for x in items[1:3]
@@ -152,9 +152,9 @@ def split_header(items: list, is_item: Callable[[Any], bool]) -> tuple[dict, lis
     return {}, items
 
 
-def item_list(doc: Document, keys: tuple[str, ...] | list[str], is_item: Callable[[Any], bool], *,
+def item_list(doc: Document, keys: tuple[str, ...], is_item: Callable[[Any], bool], *,
               missing: str, empty: str, bad_item: str,
-              extra_check: Callable[[list], str | None] | None = None) -> tuple[dict, list] | str:
+              extra_check: Callable[[list[Any]], str | None] | None = None) -> tuple[dict[str, Any], list[Any]] | str:
     """``(metadata, items)`` of the document's list of steps/messages, or the reason there is none.
 
     ``bad_item`` may hold ``{i}`` for the index of the first item ``is_item`` rejects.

@@ -43,7 +43,7 @@ _TEMPLATES = (
 )
 
 
-def _entries(value: Any) -> tuple[dict, list[dict]] | str:
+def _entries(value: Any) -> tuple[dict[str, Any], list[dict[str, Any]]] | str:
     if not isinstance(value, dict):
         return "not a JSON object"
     traj = value.get("trajectory")
@@ -82,15 +82,16 @@ def agent_name(history: Any) -> str:
     return DEFAULT_AGENT
 
 
-def issue_text(value: dict) -> str:
+def issue_text(value: dict[str, Any]) -> str:
     """The task: problem statement, else the issue inside the first user message (see module docstring)."""
     info = as_dict(value.get("info"))
     for source in (value, info):
         ps = source.get("problem_statement")
         if isinstance(ps, str) and ps.strip():
             return ps.strip()
-        if isinstance(ps, dict) and isinstance(ps.get("text"), str):
-            return ps["text"].strip()
+        text = ps.get("text") if isinstance(ps, dict) else None
+        if isinstance(text, str):
+            return text.strip()
     for msg in value.get("history") or []:
         if isinstance(msg, dict) and msg.get("role") == "user":
             text = text_of(msg.get("content"))
@@ -102,7 +103,7 @@ def issue_text(value: dict) -> str:
     return ""
 
 
-def _meta(value: dict) -> dict[str, Any]:
+def _meta(value: dict[str, Any]) -> dict[str, Any]:
     info = as_dict(value.get("info"))
     out: dict[str, Any] = {}
     if isinstance(info.get("exit_status"), str):

@@ -15,7 +15,8 @@ Steps, in ``traj`` order:
   message (the domain policy) is kept as a step of agent ``system``, as the chat reader does;
 - an assistant message's content is its text plus one ``[tool call NAME] ARGUMENTS`` line per call;
 - a ``tool`` message is not a step: its output is folded into the step that made the call
-  (:meth:`attrib.readers.common.StepBuilder.observe`) and its id kept in ``observation_ids``;
+  (matched by ``tool_call_id``, else the latest step; :func:`attrib.readers.chat.fold_result`) and
+  its id kept in ``observation_ids``;
 - source id: τ-bench's 1-based ``index`` as written; without it, the 1-based position in ``traj``
   (so AgentRx ``step_number`` values, which count the same way, resolve through source ids).
 
@@ -27,11 +28,11 @@ the metadata (reward 1 marks a solved run, see ``attrib kb build --from-runs``).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..errors import InputError
 from ..trajectory import Trajectory
-from .chat import ROLES, ToolCalls
+from .chat import ROLES, ToolCalls, fold_result
 from .common import StepBuilder, guarded, join_text, safe_detect, scalar_id, text_of
 from .document import Document
 from .labels import build_trajectory
@@ -41,7 +42,7 @@ NAME = "tau-bench"
 RECORD_KEYS = ("task_id", "reward", "info")
 
 
-def is_record(value: Any) -> bool:
+def is_record(value: Any) -> TypeGuard[dict[str, Any]]:
     """A τ-bench result record: a ``traj`` list of chat messages and a task id, reward or info."""
     return (isinstance(value, dict) and isinstance(value.get("traj"), list)
             and any(k in value for k in RECORD_KEYS)
@@ -49,23 +50,24 @@ def is_record(value: Any) -> bool:
                     for m in value["traj"]))
 
 
-def _record(doc: Document) -> dict | str:
+def _record(doc: Document) -> dict[str, Any] | str:
     """The one record of the document, or why there is none."""
     value = records(doc)
     if value is None:
         return "not JSON or JSON Lines"
     if isinstance(value, dict):
         return value if is_record(value) else _why(value)
-    if isinstance(value, list) and value and all(is_record(v) for v in value):
-        if len(value) == 1:
-            return value[0]
-        ids = ", ".join(str(v.get("task_id")) for v in value[:5]) + (", ..." if len(value) > 5 else "")
-        raise InputError(doc.path, f"holds {len(value)} tau-bench records (task ids {ids}); "
+    found = [v for v in value if is_record(v)] if isinstance(value, list) else []
+    if found and len(found) == len(value):
+        if len(found) == 1:
+            return found[0]
+        ids = ", ".join(str(v.get("task_id")) for v in found[:5]) + (", ..." if len(found) > 5 else "")
+        raise InputError(doc.path, f"holds {len(found)} tau-bench records (task ids {ids}); "
                                    "one record per file expected: split the file")
     return "not a tau-bench record (an object with 'traj' and 'task_id'/'reward'/'info')"
 
 
-def _why(value: dict) -> str:
+def _why(value: dict[str, Any]) -> str:
     if not isinstance(value.get("traj"), list):
         return "no 'traj' message list"
     if not any(k in value for k in RECORD_KEYS):
@@ -83,13 +85,13 @@ def detect(doc: Document) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def _task(record: dict) -> dict:
+def _task(record: dict[str, Any]) -> dict[str, Any]:
     info = record.get("info")
     task = info.get("task") if isinstance(info, dict) else None
     return task if isinstance(task, dict) else {}
 
 
-def expected_outcome(task: dict) -> str | None:
+def expected_outcome(task: dict[str, Any]) -> str | None:
     """The expected actions and outputs of a τ-bench task, as text (the run's ground truth)."""
     lines = []
     for action in task.get("actions") or []:
@@ -110,7 +112,7 @@ def read(doc: Document) -> Trajectory:
     return read_record(doc, found)
 
 
-def read_record(doc: Document, record: dict) -> Trajectory:
+def read_record(doc: Document, record: dict[str, Any]) -> Trajectory:
     """The trajectory of one τ-bench record (``doc`` names the file)."""
     builder = StepBuilder()
     calls = ToolCalls()
@@ -120,12 +122,10 @@ def read_record(doc: Document, record: dict) -> Trajectory:
         role = msg["role"].lower()
         text = text_of(msg.get("content"))
         if role in ("tool", "function"):
-            name, _ = calls.result(msg)
-            if builder.observe(text, sid, name) is None:
-                raise InputError(doc.path, f"traj item {sid} is a tool result before any step")
+            fold_result(builder, calls, msg, text, sid)
             continue
         label = "system" if role in ("system", "developer") else role
-        builder.add(label, join_text(text, *calls.record(msg, sid)), sid, role)
+        builder.add(label, join_text(text, *calls.record(msg, sid, len(builder.steps))), sid, role)
         if role == "user" and first_user is None:
             first_user = text or None
     task = _task(record)

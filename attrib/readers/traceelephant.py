@@ -50,7 +50,7 @@ def _is_record(item: Any) -> bool:
     return isinstance(item, dict) and isinstance(item.get("agent_name"), str) and "output" in item
 
 
-def _parts(value: Any) -> tuple[dict, list[dict]] | str:
+def _parts(value: Any) -> tuple[dict[str, Any], list[dict[str, Any]]] | str:
     meta: Any = {}
     if isinstance(value, dict) and "step_records" in value:
         meta, value = value.get("trace_metadata") or {}, value["step_records"]

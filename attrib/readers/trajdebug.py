@@ -41,7 +41,7 @@ def _is_message(item: Any) -> bool:
     return isinstance(item, dict) and "content" in item and ("role" in item or "name" in item)
 
 
-def _parts(value: Any) -> tuple[list[dict], dict] | str:
+def _parts(value: Any) -> tuple[list[dict[str, Any]], dict[str, Any]] | str:
     if isinstance(value, list) and len(value) == 1:
         value = value[0]
     if not isinstance(value, dict):
@@ -71,14 +71,15 @@ def detect(doc: Document) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def _label(msg: dict) -> str:
+def _label(msg: dict[str, Any]) -> str:
     for key in ("name", "role"):
-        if isinstance(msg.get(key), str) and msg[key].strip():
-            return msg[key].strip()
+        value = msg.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
     return "unknown"
 
 
-def _judgable(msg: dict) -> bool:
+def _judgable(msg: dict[str, Any]) -> bool:
     flag = msg.get("judgable")
     return flag is True or (isinstance(flag, str) and flag.strip().lower() in ("true", "yes", "1"))
 

@@ -75,7 +75,7 @@ def _candidates(lines: list[str], pattern: re.Pattern[str]) -> list[tuple[int, s
     if pattern is not COLON:
         return found
     counts = Counter(name.lower() for _, name, _ in found)
-    kept = []
+    kept: list[tuple[int, str, str]] = []
     for i, name, rest in found:
         after_blank = i == 0 or not lines[i - 1].strip()
         if counts[name.lower()] >= 2 or after_blank or not kept or _name_like(name):

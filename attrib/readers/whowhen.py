@@ -9,6 +9,7 @@ Quirks handled (checked on the published files):
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ..agents import agent_key, strip_suffix
@@ -42,7 +43,7 @@ def _text(value: Any) -> str:
     raise TypeError(type(value).__name__)
 
 
-def _subset(doc: Document, items: list[dict]) -> str:
+def _subset(doc: Document, items: list[dict[str, Any]]) -> str:
     parent = doc.path.parent.name.lower()
     if "hand" in parent:
         return "hand-crafted"
@@ -106,7 +107,7 @@ def read(doc: Document) -> Trajectory:
     )
 
 
-def _gold(data: dict, steps: list[Step], path) -> GoldLabel | None:
+def _gold(data: dict[str, Any], steps: list[Step], path: str | Path) -> GoldLabel | None:
     agent, step = data.get("mistake_agent"), data.get("mistake_step")
     if agent is None and step is None:
         return None
