@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import InputError
-from .records import CaseRecord
+from .records import CaseRecord, UsageTotals
 from .render import print_report
 from .runner import EvalConfig, Evaluator, Tally, prepare_dir
 from .scoring import build_report, group_by_config, random_expected
@@ -82,8 +82,10 @@ def evaluate(
         typer.echo(json.dumps(summary, indent=2))
         return
     console = Console()
-    for rep in reports:
+    by_config = list(group_by_config(tally.records).values())
+    for rep, recs in zip(reports, by_config):
         print_report(rep, console, random=summary.get("random_expected") if rep.method == "random" else None)
+        console.print(f"cost: {UsageTotals.of(recs).line()}", highlight=False)
         if rep.method == "random":
             for subset, (agent, step) in (summary.get("random_expected_by_subset") or {}).items():
                 console.print(f"  closed form on {subset}: agent {agent:.2f}%, step {step:.2f}%", highlight=False)
@@ -105,11 +107,11 @@ def write_summary(directory: Path, records: list[CaseRecord], stopped: str | Non
         "random_expected_by_subset": {s: random_expected(ts) for s in ("algorithm-generated", "hand-crafted")
                                       if (ts := [t for t in trajs if t.subset == s])},
         "reports": [r.model_dump(mode="json") for r in reps],
-        "usage": {
-            "calls": sum(r.calls for r in records), "cached_calls": sum(r.cached_calls for r in records),
-            "input_tokens": sum(r.input_tokens for r in records), "output_tokens": sum(r.output_tokens for r in records),
-            "cost_usd": None if any(r.cost_usd is None for r in records) else round(sum(r.cost_usd or 0 for r in records), 6),
-        },
+        "usage": UsageTotals.of(records).model_dump(mode="json"),
+        "usage_by_config": [{"method": recs[0].method, "model": recs[0].model,
+                             "with_ground_truth": recs[0].with_ground_truth,
+                             **UsageTotals.of(recs).model_dump(mode="json")}
+                            for recs in group_by_config(records).values()],
     }
     (directory / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return summary
