@@ -62,7 +62,7 @@ class Usage(BaseModel):
             input_tokens=sum(c.input_tokens for c in calls),
             cached_input_tokens=sum(c.cached_input_tokens for c in calls),
             output_tokens=sum(c.output_tokens for c in calls),
-            cost_usd=None if any(c is None for c in costs) else round(sum(costs), 6),  # type: ignore[arg-type]
+            cost_usd=None if any(c is None for c in costs) else round(sum(costs), 8),  # type: ignore[arg-type]
             seconds=round(seconds if seconds is not None else sum(c.seconds for c in calls), 3),
             invalid_calls=sum(not c.valid for c in calls),
         )

@@ -78,7 +78,7 @@ def test_formats(runs):
     assert "| configuration |" in md and "gpt-4o" in md and "Prices used" in md
     rows = list(csv.DictReader(io.StringIO(render(comp, "csv"))))
     assert len(rows) == len(comp.rows) and "step_k5_acc" in rows[0]
-    assert float(rows[0]["cached_input_tokens_per_case"]) == 128 and float(rows[0]["usd_per_case"]) == 0.01
+    assert float(rows[0]["cached_input_tokens_per_case"]) == 128 and float(rows[0]["usd_per_case"]) == pytest.approx(0.01)
     assert "cached in/case" in md and "cached input USD/1M" in md and "| 1.2500 |" in md
     table = render(comp, "table")
     assert "cached in/case" in table and "USD/case" in table

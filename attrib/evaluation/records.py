@@ -129,7 +129,7 @@ class UsageTotals(BaseModel):
             input_tokens=sum(r.input_tokens for r in records),
             cached_input_tokens=sum(r.cached_input_tokens for r in records),
             output_tokens=sum(r.output_tokens for r in records),
-            cost_usd=None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 6),
+            cost_usd=None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 8),
         )
 
     def line(self) -> str:
