@@ -50,16 +50,24 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
 
 @dataclass(frozen=True)
 class _Layer:
-    qkv_w: np.ndarray  # (hidden, 3 * hidden): query, key and value projections side by side
-    qkv_b: np.ndarray
-    out_w: np.ndarray
-    out_b: np.ndarray
+    """One encoder layer's weights as ``(in, out)`` C-contiguous matrices and biases.
+
+    Stored weights are ``(out, in)``; multiplying by a transposed view of the memory map is several
+    times slower than by a contiguous copy (BLAS and the memmap subclass), so each is copied once.
+    """
+
+    q: tuple[np.ndarray, np.ndarray]
+    k: tuple[np.ndarray, np.ndarray]
+    v: tuple[np.ndarray, np.ndarray]
+    out: tuple[np.ndarray, np.ndarray]
     ln1: tuple[np.ndarray, np.ndarray]
-    up_w: np.ndarray
-    up_b: np.ndarray
-    down_w: np.ndarray
-    down_b: np.ndarray
+    up: tuple[np.ndarray, np.ndarray]
+    down: tuple[np.ndarray, np.ndarray]
     ln2: tuple[np.ndarray, np.ndarray]
+
+
+def _linear(x: np.ndarray, wb: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    return x @ wb[0] + wb[1]
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
@@ -96,9 +104,10 @@ class MiniLM:
         self._check_modules()
         weights = read_safetensors(_weights_file(folder))
         w = _Weights(weights, folder)
-        self.word, self.pos, self.type0 = w["embeddings.word_embeddings.weight"], w["embeddings.position_embeddings.weight"], \
-            w["embeddings.token_type_embeddings.weight"][0]
-        self.ln0 = (w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        self.word = np.asarray(w["embeddings.word_embeddings.weight"])  # rows read on demand from the memory map
+        self.pos = np.array(w["embeddings.position_embeddings.weight"])
+        self.type0 = np.array(w["embeddings.token_type_embeddings.weight"][0])
+        self.ln0 = (np.array(w["embeddings.LayerNorm.weight"]), np.array(w["embeddings.LayerNorm.bias"]))
         self.layers = [self._layer(w, f"encoder.layer.{i}.") for i in range(int(config["num_hidden_layers"]))]
         self.tokenizer = _tokenizer(folder, self.max_len)
 
@@ -114,17 +123,13 @@ class MiniLM:
 
     @staticmethod
     def _layer(w: "_Weights", p: str) -> _Layer:
-        att = p + "attention."
-        qkv_w = np.concatenate([w[f"{att}self.{n}.weight"].T for n in ("query", "key", "value")], axis=1)
-        qkv_b = np.concatenate([w[f"{att}self.{n}.bias"] for n in ("query", "key", "value")])
-        return _Layer(
-            qkv_w=np.ascontiguousarray(qkv_w), qkv_b=qkv_b,
-            out_w=np.ascontiguousarray(w[f"{att}output.dense.weight"].T), out_b=w[f"{att}output.dense.bias"],
-            ln1=(w[f"{att}output.LayerNorm.weight"], w[f"{att}output.LayerNorm.bias"]),
-            up_w=np.ascontiguousarray(w[p + "intermediate.dense.weight"].T), up_b=w[p + "intermediate.dense.bias"],
-            down_w=np.ascontiguousarray(w[p + "output.dense.weight"].T), down_b=w[p + "output.dense.bias"],
-            ln2=(w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"]),
-        )
+        def pair(name: str, transpose: bool = True) -> tuple[np.ndarray, np.ndarray]:
+            weight, bias = np.asarray(w[f"{p}{name}.weight"]), np.array(w[f"{p}{name}.bias"])
+            return (np.ascontiguousarray(weight.T) if transpose else np.array(weight)), bias
+
+        return _Layer(q=pair("attention.self.query"), k=pair("attention.self.key"), v=pair("attention.self.value"),
+                      out=pair("attention.output.dense"), ln1=pair("attention.output.LayerNorm", False),
+                      up=pair("intermediate.dense"), down=pair("output.dense"), ln2=pair("output.LayerNorm", False))
 
     def token_ids(self, text: str) -> list[int]:
         return list(self.tokenizer.encode(text).ids)
@@ -137,14 +142,12 @@ class MiniLM:
         n, hidden = x.shape
         head = hidden // self.heads
         for layer in self.layers:
-            qkv = x @ layer.qkv_w + layer.qkv_b
-            q, k, v = (qkv[:, i * hidden:(i + 1) * hidden].reshape(n, self.heads, head).transpose(1, 0, 2) for i in range(3))
+            q, k, v = (_linear(x, wb).reshape(n, self.heads, head).transpose(1, 0, 2) for wb in (layer.q, layer.k, layer.v))
             scores = q @ k.transpose(0, 2, 1) / np.float32(np.sqrt(head))
             scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
             ctx = (scores / scores.sum(axis=-1, keepdims=True)) @ v
-            att = ctx.transpose(1, 0, 2).reshape(n, hidden) @ layer.out_w + layer.out_b
-            x = _layer_norm(att + x, layer.ln1, self.eps)
-            x = _layer_norm(_gelu(x @ layer.up_w + layer.up_b) @ layer.down_w + layer.down_b + x, layer.ln2, self.eps)
+            x = _layer_norm(_linear(ctx.transpose(1, 0, 2).reshape(n, hidden), layer.out) + x, layer.ln1, self.eps)
+            x = _layer_norm(_linear(_gelu(_linear(x, layer.up)), layer.down) + x, layer.ln2, self.eps)
         pooled = x.mean(axis=0)
         norm = np.linalg.norm(pooled)
         return (pooled / norm if norm > 0 else pooled).astype(np.float32)
