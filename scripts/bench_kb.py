@@ -35,7 +35,7 @@ if str(ROOT) not in sys.path:
 from attrib.chief.evidence import literal_flows, loop_groups
 from attrib.kb import build, load, retrieve_exemplars
 from attrib.kb.embed import embed
-from attrib.kb.queries import embed_query
+from attrib.kb.queries import QUERY_DIR, embed_query
 from attrib.readers import iter_log_paths, load_log
 
 sys.path.insert(0, str(ROOT / "tests"))  # test doubles live under tests/
@@ -54,11 +54,19 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     return result, time.perf_counter() - started
 
 
+REPEATS = 3
+
+
 def fresh(code: str, env: dict[str, str] | None = None) -> float:
     """Seconds printed by ``code`` run in a fresh interpreter on this tree."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
     return float(out.stdout.strip().splitlines()[-1])
+
+
+def spread(values: list[float]) -> str:
+    """``'min / median'`` of repeated timings (the minimum is the least disturbed by other load)."""
+    return f"{min(values):>9.3f}{statistics.median(values):>9.3f}"
 
 
 def first_request_seconds(srv: MockServer, log: Path, method: str, kb: Path, cache: Path) -> float:
@@ -77,32 +85,35 @@ def first_request_seconds(srv: MockServer, log: Path, method: str, kb: Path, cac
 
 def cold(folder: Path, log: Path) -> None:
     """The cold-start figures (see the module docstring)."""
-    print("\ncold start, each in a fresh interpreter (seconds)")
-    for name in IMPORTS:
-        print(f"{'import ' + name:<44}{fresh(f'import time; t = time.perf_counter(); import {name}; print(time.perf_counter() - t)'):>9.3f}")
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"\ncold start, each in a fresh interpreter, {REPEATS} runs (seconds; load average {load} on {os.cpu_count()} cores)")
+    print(f"{'':<44}{'min':>9}{'median':>9}")
     timer = "import time; t = time.perf_counter(); {}; print(time.perf_counter() - t)"
-    st = fresh(timer.format(f"from attrib.kb.embed import embed_one; embed_one({QUERY!r})"))
-    light = fresh(timer.format(f"from attrib.kb.queries import embed_query; embed_query({QUERY!r})"))
+    for name in IMPORTS:
+        print(f"{'import ' + name:<44}{spread([fresh(timer.format(f'import {name}')) for _ in range(REPEATS)])}")
+    st = [fresh(timer.format(f"from attrib.kb.embed import embed_one; embed_one({QUERY!r})")) for _ in range(REPEATS)]
+    light = [fresh(timer.format(f"from attrib.kb.queries import embed_query; embed_query({QUERY!r})")) for _ in range(REPEATS)]
     with tempfile.TemporaryDirectory(prefix="attrib-bench-q-") as qdir:
         embed_query(QUERY, Path(qdir))
-        hit = fresh(timer.format(f"from pathlib import Path; from attrib.kb.queries import embed_query; "
-                                 f"embed_query({QUERY!r}, Path({qdir!r}))"))
-    print(f"{'one query, sentence-transformers':<44}{st:>9.3f}")
-    print(f"{'one query, numpy MiniLM':<44}{light:>9.3f}")
-    print(f"{'one query, from the query cache':<44}{hit:>9.3f}")
+        hit = [fresh(timer.format(f"from pathlib import Path; from attrib.kb.queries import embed_query; "
+                                  f"embed_query({QUERY!r}, Path({qdir!r}))")) for _ in range(REPEATS)]
+    print(f"{'one query, sentence-transformers (+ import)':<44}{spread(st)}")
+    print(f"{'one query, numpy MiniLM (+ import attrib)':<44}{spread(light)}")
+    print(f"{'one query, from the query cache (+ import)':<44}{spread(hit)}")
+    runs: dict[str, list[float]] = {"all-at-once": [], "chief, query not cached": [], "chief, query cached": []}
     with tempfile.TemporaryDirectory(prefix="attrib-bench-cache-") as cache, \
             MockServer(make_realistic_responder(), keep_alive=True) as srv:
-        aao = first_request_seconds(srv, log, "all-at-once", folder, Path(cache))
-        for sub in (folder / "queries",):
-            if sub.is_dir():
-                for f in sub.glob("*.npy"):
-                    f.unlink()
-        chief_cold = first_request_seconds(srv, log, "chief", folder, Path(cache))
-        chief_cached = first_request_seconds(srv, log, "chief", folder, Path(cache))
-    print(f"predict on {log.parent.name}/{log.name}: process start -> first LLM request")
-    print(f"{'  all-at-once':<44}{aao:>9.3f}")
-    print(f"{'  chief, query not cached':<44}{chief_cold:>9.3f}   (CHIEF's own pre-LLM work {chief_cold - aao:+.3f})")
-    print(f"{'  chief, query cached':<44}{chief_cached:>9.3f}   (CHIEF's own pre-LLM work {chief_cached - aao:+.3f})")
+        for _ in range(REPEATS):
+            runs["all-at-once"].append(first_request_seconds(srv, log, "all-at-once", folder, Path(cache)))
+            for f in (folder / QUERY_DIR).glob("*.npy"):
+                f.unlink()
+            runs["chief, query not cached"].append(first_request_seconds(srv, log, "chief", folder, Path(cache)))
+            runs["chief, query cached"].append(first_request_seconds(srv, log, "chief", folder, Path(cache)))
+    print(f"predict on {log.parent.name}/{log.name}, zero-latency endpoint: process start -> first LLM request")
+    base = min(runs["all-at-once"])
+    for name, values in runs.items():
+        extra = "" if name == "all-at-once" else f"   CHIEF's own pre-LLM work (min - all-at-once min): {min(values) - base:+.3f}"
+        print(f"{'  ' + name:<44}{spread(values)}{extra}")
 
 
 def main(argv: list[str] | None = None) -> int:
