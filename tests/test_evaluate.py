@@ -59,7 +59,8 @@ def test_sigkill_mid_run_then_resume_loses_nothing_and_pays_nothing_twice(alg_di
     records = read_jsonl(cases)
     assert sorted(int(r.case_id) for r in records) == names  # exactly one line per case
     # every request was answered once; only calls in flight at the kill (at most --concurrency) went out twice
-    bodies = [json.dumps(r.body["messages"], sort_keys=True) for r in srv.requests]
+    # (a request cut off by the kill arrives without a readable body: it was never answered)
+    bodies = [json.dumps(r.body["messages"], sort_keys=True) for r in srv.requests if isinstance(r.body, dict)]
     assert len(bodies) - len(set(bodies)) <= 2
     # a killed call may reach the server after the snapshot (+2) and is sent again on resume (+2)
     assert srv.count - sent_before <= n - before + 4
