@@ -32,11 +32,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from attrib.chief.evidence import literal_flows, loop_groups
-from attrib.kb import build, load, retrieve_exemplars
-from attrib.kb.embed import embed
-from attrib.kb.queries import QUERY_DIR, embed_query
-from attrib.readers import iter_log_paths, load_log
+from attrib.chief.evidence import literal_flows, loop_groups  # noqa: E402
+from attrib.kb import build, load, retrieve_exemplars  # noqa: E402
+from attrib.kb.embed import embed  # noqa: E402
+from attrib.kb.queries import QUERY_DIR, embed_query  # noqa: E402
+from attrib.readers import iter_log_paths, load_log  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests"))  # test doubles live under tests/
 from mock_answers import make_realistic_responder  # noqa: E402
@@ -124,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", type=Path, default=None, help="KB folder (default: a temporary folder)")
     parser.add_argument("-k", type=int, default=2, help="exemplars per case")
     parser.add_argument("--cold-only", action="store_true", help="only the cold-start figures (needs --dir with a built KB)")
-    parser.add_argument("--cold-log", type=Path, default=None, help="log for the predict timing (default: the first hand-crafted log)")
+    parser.add_argument("--cold-log", type=Path, default=None,
+                        help="log for the predict timing (default: the first hand-crafted log)")
     args = parser.parse_args(argv)
     log = args.cold_log or next(iter(iter_log_paths([args.logs / "hand-crafted"])))
     if args.cold_only:

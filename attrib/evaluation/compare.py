@@ -75,7 +75,8 @@ class CompareRow(BaseModel):
     tolerance: dict[int, Cell] = Field(default_factory=dict, description="k -> step accuracy at |d| <= k")
     calls_per_case: float | None = None
     input_tokens_per_case: float | None = None
-    cached_input_tokens_per_case: float | None = Field(None, description="part of the input served from the provider's prompt cache")
+    cached_input_tokens_per_case: float | None = Field(
+        None, description="part of the input served from the provider's prompt cache")
     output_tokens_per_case: float | None = None
     usd_per_case: float | None = None
     seconds_per_case: float | None = None

@@ -164,9 +164,10 @@ class _Weights:
 
     def __init__(self, tensors: dict[str, np.ndarray], folder: Path):
         self.tensors, self.folder = tensors, folder
-        self.prefix = next((p for p in _PREFIXES if f"{p}embeddings.word_embeddings.weight" in tensors), None)
-        if self.prefix is None:
+        prefix = next((p for p in _PREFIXES if f"{p}embeddings.word_embeddings.weight" in tensors), None)
+        if prefix is None:
             raise ConfigError(f"{folder}: model.safetensors holds no BERT embeddings")
+        self.prefix: str = prefix
 
     def __getitem__(self, name: str) -> np.ndarray:
         try:
