@@ -75,3 +75,13 @@ def test_query_embedding_does_not_import_torch(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert out.stdout.split() == ["(384,)", "False", "False"]
+
+
+def test_a_model_the_numpy_path_refuses_is_embedded_by_sentence_transformers(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(folder: Path) -> minilm.MiniLM:
+        raise ConfigError(f"{folder}: unexpected sentence-transformers modules ['Transformer', 'Dense']")
+
+    monkeypatch.setattr(minilm, "load", refuse)
+    with pytest.warns(RuntimeWarning, match="sentence-transformers"):
+        vec = light_embed(TEXTS[0])
+    assert np.allclose(vec, embed([TEXTS[0]])[0], atol=1e-6)

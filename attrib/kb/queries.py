@@ -3,9 +3,9 @@
 CHIEF embeds one question per case. :func:`embed_query` answers from
 ``<kb folder>/queries/<sha256>.npy`` when that question was embedded before, else runs
 all-MiniLM-L6-v2 through :mod:`attrib.kb.minilm` (no torch import) and saves the vector.
-When the packaged model lacks the files that path needs (``model.safetensors``,
-``tokenizer.json``), the question is embedded by sentence-transformers instead: the same
-vector, only slower to start.
+When that path cannot run the packaged model (files missing, another architecture), the
+question is embedded by sentence-transformers instead, with a warning: the same vector,
+only slower to start.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import warnings
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -29,16 +31,20 @@ def query_key(text: str) -> str:
 
 
 def light_embed(text: str) -> np.ndarray:
-    """``text`` embedded by the numpy MiniLM; sentence-transformers when its files are missing."""
+    """``text`` embedded by the numpy MiniLM; by sentence-transformers when the numpy path cannot run this model."""
     from . import minilm
 
     try:
         model = minilm.load(model_path())
-    except ConfigError:
-        if not (model_path() / "model.safetensors").is_file() or not (model_path() / "tokenizer.json").is_file():
-            return embed_one(text)
-        raise
+    except ConfigError as exc:
+        _warn_once(f"query embedded by sentence-transformers (slower start): {exc}")
+        return embed_one(text)
     return model.encode_one(text)
+
+
+@lru_cache(maxsize=None)
+def _warn_once(message: str) -> None:
+    warnings.warn(message, RuntimeWarning, stacklevel=3)
 
 
 def _read(path: Path) -> np.ndarray | None:
