@@ -31,6 +31,3 @@ def agent_key(label: str) -> str:
     """The comparison key of an agent label (see the module docstring)."""
     return _IGNORED.sub("", strip_suffix(label).casefold())
 
-
-def same_agent(a: str, b: str) -> bool:
-    return agent_key(a) == agent_key(b)

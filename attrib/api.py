@@ -1,80 +1,80 @@
-"""The library API the CLI wraps; a notebook calls the same functions.
+"""The library API: everything the command line does, as typed functions a notebook can call.
 
->>> from attrib import load_log, predict
->>> traj = load_log("data/example-algorithm.json")
->>> att = predict(traj, method="all-at-once", model="local")
->>> att.agent, att.step, att.reason
+>>> import attrib
+>>> traj = attrib.load_log("data/example-algorithm.json")
+>>> att = attrib.predict(traj, method="all-at-once", model="mock")        # one log
+>>> run = attrib.evaluate(["tests/data/who_and_when"], methods=["random"])  # a batch -> EvalResult
+>>> scored = attrib.score(run.directory / "cases.jsonl", "tests/data/who_and_when")
+>>> table = attrib.compare([run.directory])                              # -> Comparison
+
+Options are typed: an unknown keyword is an error, never silently ignored.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from .attribution import Attribution, Usage
-from .errors import LLMError
-from .llm.cache import Cache
+from .chief.export import export as export_graph
+from .chief.graph import CausalGraph
+from .core.options import MethodOptions, validated
+from .evaluation.batch import EvalResult, run_batch
+from .evaluation.compare import Comparison, compare_runs
+from .evaluation.runner import EvalConfig
+from .evaluation.score_file import ScoreResult, score_file
 from .llm.client import LLMClient
-from .llm.config import Config, load_config, resolve
-from .llm.local_backend import DEMO_NOTICE
-from .methods import get as get_method
-from .methods.context import InvalidAnswer, RunContext
+from .prediction import make_client, predict, predict_async
 from .readers import load_log
-from .render import excerpt
 from .trajectory import Trajectory
 
 
-def make_client(model: str | None = None, base_url: str | None = None, *, config: Config | str | Path | None = None,
-                cache: bool | str | Path = True, offline: bool = False, **settings) -> LLMClient:
-    """Resolve a model (flags > env > attrib.toml > embedded demo) and build the one LLM client."""
-    cfg = config if isinstance(config, Config) else load_config(config)
-    ms = resolve(model, base_url, config=cfg, **settings)
-    store = None if cache is False else Cache(None if cache is True else cache)
-    return LLMClient(ms, config=cfg, cache=store, offline=offline)
+def evaluate(paths: Sequence[str | Path], *, methods: Sequence[str] = ("all-at-once",), out: str | Path | None = None,
+             cache: bool = True, offline: bool = False, **settings: Any) -> EvalResult:
+    """Run ``methods`` over the labelled logs in ``paths`` (resumable run directory ``out``).
+
+    ``settings`` are :class:`~attrib.evaluation.runner.EvalConfig` fields: ``models``, ``base_url``,
+    ``ground_truth``, ``runs``, ``seed``, ``limit``, ``concurrency``, ``budget_usd``, ``budget_tokens``,
+    ``chief_modules``, ``kb_dir``, ``log_format``.
+    """
+    config = validated(EvalConfig, paths=[str(p) for p in paths], methods=list(methods), **settings)
+    return run_batch(config, Path(out) if out is not None else None, cache=cache, offline=offline)
 
 
-async def predict_async(traj: Trajectory, method: str = "all-at-once", *, client: LLMClient | None = None,
-                        with_ground_truth: bool = True, seed: int = 0, **options) -> Attribution:
-    """Run one method on one trajectory. Invalid answers and failed calls come back as a status, not an exception."""
-    module = get_method(method)
-    ctx = RunContext(traj=traj, client=client if module.NEEDS_MODEL else None,
-                     with_ground_truth=with_ground_truth, seed=seed, options=options)
-    started = time.perf_counter()
-    att = Attribution(case_id=traj.id, log_path=traj.path, method=method,
-                      model=client.settings.model if (client and module.NEEDS_MODEL) else "none",
-                      demo_model=bool(client and module.NEEDS_MODEL and client.settings.is_demo),
-                      with_ground_truth=with_ground_truth)
-    try:
-        result = await module.run(ctx)
-    except InvalidAnswer as exc:
-        att.status, att.error = "invalid", str(exc)
-    except LLMError as exc:
-        att.status, att.error = "error", client.redact(str(exc)) if client else str(exc)
-    else:
-        att.status, att.agent, att.step, att.reason = result.status, result.agent, result.step, result.reason
-        att.candidates, att.details, att.error = result.candidates, result.details, result.error
-        if result.step is not None:
-            step = traj.steps[result.step]
-            att.step_excerpt, att.step_source_id = excerpt(step.content), step.source_id
-    if att.demo_model:
-        ctx.notice(DEMO_NOTICE)
-    if client is not None:
-        for note in client.notes:
-            ctx.notice(note)
-    if traj.truncated_steps:
-        ctx.notice(f"the reader shortened {len(traj.truncated_steps)} very long steps before prompting")
-    att.notices, att.calls = ctx.notices, ctx.calls
-    att.usage = Usage.of(ctx.calls, seconds=time.perf_counter() - started)
-    return att
+def score(predictions: str | Path, data: str | Path, *, legacy: bool = False, subset: str | None = None,
+          model: str = "unknown", with_ground_truth: bool = True, n_boot: int = 2000, seed: int = 12345,
+          labels: str | Path | None = None) -> ScoreResult:
+    """Score a predictions file (cases.jsonl, attributions, or official Who&When output) against labelled logs.
+
+    ``labels``: gold labels kept in a separate file (AgentRx, or JSONL of ``{id, agent, step}``)."""
+    return score_file(predictions, data, legacy=legacy, subset=subset, model=model,
+                      with_ground_truth=with_ground_truth, n_boot=n_boot, seed=seed, labels=labels)
 
 
-def predict(traj: Trajectory | str | Path, method: str = "all-at-once", *, model: str | None = None,
-            base_url: str | None = None, client: LLMClient | None = None, with_ground_truth: bool = True,
-            seed: int = 0, **options) -> Attribution:
-    """Synchronous :func:`predict_async`; accepts a path or a Trajectory."""
-    if not isinstance(traj, Trajectory):
-        traj = load_log(traj)
-    if client is None and get_method(method).NEEDS_MODEL:
-        client = make_client(model, base_url)
-    return asyncio.run(predict_async(traj, method, client=client, with_ground_truth=with_ground_truth, seed=seed, **options))
+def compare(run_dirs: Sequence[str | Path], *, reference: bool = False, subset: str | None = None,
+            by_subset: bool = False, n_boot: int = 2000, seed: int = 12345) -> Comparison:
+    """Compare run directories: accuracy with CIs, tolerance, calls, tokens, USD and seconds per case."""
+    return compare_runs(run_dirs, reference=reference, subset=subset, by_subset=by_subset, n_boot=n_boot, seed=seed)
+
+
+def graph(log: Trajectory | str | Path, *, model: str | None = None, base_url: str | None = None,
+          client: LLMClient | None = None, with_ground_truth: bool = True, options: MethodOptions | None = None,
+          **option_values: Any) -> CausalGraph:
+    """Run CHIEF on one log and return its hierarchical causal graph (export it with :func:`export_graph`)."""
+    from .chief.commands import graph_of
+
+    att = predict(log, "chief", model=model, base_url=base_url, client=client, with_ground_truth=with_ground_truth,
+                  options=options, **option_values)
+    return graph_of(att)
+
+
+def kb_build(gaia: str | Path | None = None, assistantbench: str | Path | None = None, *,
+             kb_dir: str | Path | None = None, force: bool = False) -> Any:
+    """Build (or reuse) CHIEF's knowledge base from GAIA / AssistantBench files; returns the KnowledgeBase."""
+    from .kb.store import build
+
+    return build(gaia, assistantbench, directory=kb_dir, force=force)
+
+
+__all__ = ["CausalGraph", "Comparison", "EvalResult", "MethodOptions", "ScoreResult", "compare", "evaluate",
+           "export_graph", "graph", "kb_build", "load_log", "make_client", "predict", "predict_async", "score"]

@@ -12,20 +12,20 @@ from pydantic import BaseModel, Field
 
 SCHEMA_VERSION = "1.0"
 
-Status = Literal["ok", "no_error_found", "invalid", "error"]
+Status = Literal["ok", "no_error_found", "invalid", "error", "infrastructure_failure"]
 
 
 class CallRecord(BaseModel):
     """One logical LLM call (a re-ask and HTTP retries are counted inside it)."""
 
-    stage: str = Field(description="which part of the method asked, e.g. 'all-at-once' or 'chief.decompose'")
+    stage: str = Field(description="which part of the method asked, e.g. 'all-at-once', 'chief.graph' or 'chief.backtrack'")
     model: str
     backend: str = Field(description="'openai' (any OpenAI-compatible endpoint) or 'local' (llama.cpp in process)")
     input_tokens: int = Field(0, description="prompt tokens as the API reported them (cached ones included)")
     cached_input_tokens: int = Field(0, description="part of input_tokens the provider served from its prompt cache "
                                      "(usage.prompt_tokens_details.cached_tokens or DeepSeek's prompt_cache_hit_tokens)")
     output_tokens: int = 0
-    estimated_input_tokens: int | None = Field(None, description="pre-flight token count of the prompt; None when its byte size already proved it fits")
+    estimated_input_tokens: int | None = Field(default=None, description="pre-flight token count of the prompt; None when its byte size already proved it fits")
     tokenizer: str = Field("cl100k_base (tiktoken, offline)", description="what made the pre-flight count")
     seconds: float = 0.0
     cached: bool = Field(False, description="answered from attrib's own disk cache: no request sent, cost_usd 0 "
@@ -34,7 +34,7 @@ class CallRecord(BaseModel):
     reasks: int = Field(0, description="re-asks after an invalid answer (0 or 1)")
     valid: bool = True
     error: str | None = None
-    response_mode: str | None = Field(None, description="json_schema, json_object or text")
+    response_mode: str | None = Field(default=None, description="json_schema, json_object or text")
     truncated: bool = Field(False, description="step contents were shortened so the prompt fits the context window")
     temperature: float | None = None
     seed: int | None = None
@@ -75,6 +75,27 @@ class Candidate(BaseModel):
     note: str | None = None
 
 
+class HandoffDecision(BaseModel):
+    """CHIEF's explicit call on two adjacent steps of different agents that were both leading candidates:
+    an instruction and the step that carries it out, or a tool result and the step that reads it."""
+
+    upstream_step: int = Field(description="the earlier step: the instruction given, or the result produced")
+    downstream_step: int = Field(description="the next step: the one that carried the instruction out or read the result")
+    relation: Literal["instruction", "tool_result"] = Field(description="what the upstream step hands over")
+    at_fault: Literal["upstream", "downstream", "neither"] = Field(
+        description="upstream: the instruction (or result) itself was wrong; downstream: a sound one was executed (or read) wrongly")
+    reason: str = ""
+
+
+class Confidence(BaseModel):
+    """How settled CHIEF's answer is: did the final screening keep the whole-log reading, and what came second."""
+
+    whole_log_step: int | None = Field(default=None, description="backtracking's most likely step from reading the whole log, given before any verdict")
+    whole_log_reason: str | None = None
+    agrees: bool | None = Field(default=None, description="the final step equals whole_log_step (None when backtracking did not run)")
+    runner_up: Candidate | None = Field(default=None, description="the step the final screening ranked second, with its reason in note")
+
+
 class Attribution(BaseModel):
     schema_version: str = SCHEMA_VERSION
     case_id: str
@@ -85,13 +106,15 @@ class Attribution(BaseModel):
     with_ground_truth: bool = True
     status: Status = "ok"
     agent: str | None = None
-    step: int | None = Field(None, description="0-based index into the log")
-    step_source_id: str | None = Field(None, description="the source's own identifier for that step")
+    step: int | None = Field(default=None, description="0-based index into the log")
+    step_source_id: str | None = Field(default=None, description="the source's own identifier for that step")
     reason: str | None = None
     step_excerpt: str | None = None
-    error: str | None = Field(None, description="why status is 'invalid' or 'error'")
+    error: str | None = Field(default=None, description="why status is 'invalid', 'error' or 'infrastructure_failure'")
     candidates: list[Candidate] = Field(default_factory=list)
     notices: list[str] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     calls: list[CallRecord] = Field(default_factory=list)
+    confidence: Confidence | None = Field(default=None, description="CHIEF only: agreement with the whole-log reading, and the runner-up")
+    handoffs: list[HandoffDecision] = Field(default_factory=list, description="CHIEF only: planner-or-executor decisions on adjacent candidates")
     details: dict[str, Any] = Field(default_factory=dict, description="method-specific evidence (e.g. CHIEF's graph)")

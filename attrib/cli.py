@@ -13,13 +13,35 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 from . import api
+from .chief.commands import register as chief_commands
+from .evaluation.commands import register as eval_commands
+from .evaluation.evaluate_cmd import register as evaluate_command
+from .kb.commands import register as kb_commands
+from .readers.commands import register as reader_commands
 from .agents import agent_key
+from .cli_options import (
+    BaseUrlOpt,
+    ChiefModulesOpt,
+    ConfigOpt,
+    KbDirOpt,
+    LabelsOpt,
+    LogFormatOpt,
+    ModelOpt,
+    NoCacheOpt,
+    NoGroundTruthOpt,
+    OfflineOpt,
+    SeedOpt,
+)
 from .errors import AttribError, ConfigError, InputError
 from .methods import METHODS
 from .output import show, to_json, write_json
 from .readers import iter_log_paths, load_log
+from .readers.label_file import load_labelled, load_labels
 
 err = Console(stderr=True)
+
+# Exit status of `attrib predict` on a log whose run died on infrastructure (nothing to attribute).
+EXIT_INFRASTRUCTURE_FAILURE = 4
 
 
 class _Group(TyperGroup):
@@ -36,42 +58,38 @@ class _Group(TyperGroup):
 app = typer.Typer(cls=_Group, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
                   help="Find which agent made the decisive mistake in a failed multi-agent run, at which step, and why.")
 
-ModelOpt = Annotated[Optional[str], typer.Option("--model", help="Model name, profile from attrib.toml, 'local' (embedded 135M demo) or 'gguf:/path/model.gguf'. Env: ATTRIB_MODEL.")]
-BaseUrlOpt = Annotated[Optional[str], typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1. Env: ATTRIB_BASE_URL. Key: ATTRIB_API_KEY or OPENAI_API_KEY.")]
-ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="attrib.toml with [profiles] and [prices] (default: ./attrib.toml, then the user config dir).")]
-
-
 @app.command()
 def predict(
     log: Annotated[Path, typer.Argument(help="A failed run's log (Who&When JSON or another supported format).")],
-    method: Annotated[str, typer.Option("--method", "-m", help=f"One of: {', '.join(METHODS)}.")] = "all-at-once",
+    method: Annotated[str, typer.Option("--method", "-m", help=f"One of: {', '.join(METHODS.names())}.")] = "all-at-once",
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
     config: ConfigOpt = None,
-    no_ground_truth: Annotated[bool, typer.Option("--no-ground-truth", help="Do not show the correct final answer to the model.")] = False,
+    no_ground_truth: NoGroundTruthOpt = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the attribution as one JSON object (schema_version inside).")] = False,
     out: Annotated[Optional[Path], typer.Option("--out", help="Also write the JSON attribution to this file.")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="Log format, or 'auto' to detect it.")] = "auto",
-    seed: Annotated[int, typer.Option(help="Seed for the random method and the model's sampling.")] = 0,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the answer cache.")] = False,
-    offline: Annotated[bool, typer.Option("--offline", help="Answer only from the cache; a miss is an error.")] = False,
+    fmt: LogFormatOpt = "auto",
+    seed: SeedOpt = 0,
+    no_cache: NoCacheOpt = False,
+    offline: OfflineOpt = False,
     timeout: Annotated[float, typer.Option(help="Seconds before one request is abandoned and retried.")] = 120.0,
     max_retries: Annotated[int, typer.Option(help="Retries on 429/5xx/timeouts before giving up.")] = 5,
-    chief_modules: Annotated[str, typer.Option("--chief-modules", help="CHIEF ablation: full (default), m1, m1+m2, m1+m3.")] = "full",
-    kb_dir: Annotated[Optional[Path], typer.Option("--kb-dir", help="CHIEF knowledge base directory (default: the one `attrib kb build` saved).")] = None,
+    chief_modules: ChiefModulesOpt = "full",
+    kb_dir: KbDirOpt = None,
     report: Annotated[Optional[Path], typer.Option("--report", help="CHIEF only: write a self-contained HTML report of the graph and the verdicts.")] = None,
 ) -> None:
     """Attribute one failed run: agent, step (0-based), reason, and the evidence and cost behind them.
 
     Exit codes: 0 with an attribution (or status no_error_found), 1 when the answer stayed invalid or the
     endpoint failed (the JSON still says why), 2 for unreadable input or configuration, 3 for LLM errors
-    outside an attribution.
+    outside an attribution, 4 when the log shows the run died on infrastructure (status
+    infrastructure_failure: retried or failed requests and no agent turn after them; no agent is blamed).
     """
     if report and method != "chief":
         raise ConfigError("--report needs --method chief (it draws CHIEF's causal graph)")
     traj = load_log(log, fmt)
     client = None
-    if METHODS[method].NEEDS_MODEL if method in METHODS else True:
+    if METHODS.get(method).needs_model:
         client = api.make_client(model, base_url, config=config, cache=not no_cache, offline=offline,
                                  timeout=timeout, max_retries=max_retries, seed=seed)
         if client.settings.is_demo and not json_out:
@@ -93,19 +111,23 @@ def predict(
         show(att)
     if att.status in ("invalid", "error"):
         raise typer.Exit(1)
+    if att.status == "infrastructure_failure":
+        raise typer.Exit(EXIT_INFRASTRUCTURE_FAILURE)
 
 
 @app.command()
 def validate(
     paths: Annotated[list[Path], typer.Argument(help="Log files or folders of logs.")],
-    fmt: Annotated[str, typer.Option("--format", help="Log format, or 'auto'.")] = "auto",
+    fmt: LogFormatOpt = "auto",
+    labels: LabelsOpt = None,
 ) -> None:
     """Check log files and print what is wrong with each (exit 2 if any is bad)."""
     console = Console()
     bad = 0
+    gold_labels = load_labels(labels) if labels else None
     for path in iter_log_paths(paths):
         try:
-            t = load_log(path, fmt)
+            t = load_labelled(path, gold_labels, fmt)
         except InputError as exc:
             bad += 1
             sys.stderr.write(f"attrib: error: {' '.join(str(exc).split())}\n")
@@ -114,6 +136,8 @@ def validate(
         console.print(f"[green]ok[/]  {path}: {t.n_steps} steps, agents: {', '.join(t.agents)}{gold}", highlight=False)
         if t.gold and agent_key(t.steps[t.gold.step].agent) != agent_key(t.gold.agent):
             console.print(f"    note: labelled agent {t.gold.agent} is not the one acting at step {t.gold.step} ({t.steps[t.gold.step].label})", highlight=False)
+        if t.infrastructure_failure:
+            console.print(f"    note: {t.infrastructure_failure}", highlight=False)
     if bad:
         raise typer.Exit(2)
 
@@ -121,24 +145,15 @@ def validate(
 @app.command("methods")
 def list_methods() -> None:
     """List the attribution methods."""
-    for name, module in METHODS.items():
-        doc = (module.__doc__ or "").strip().splitlines()[0]
-        typer.echo(f"{name:14s} {doc}")
+    for m in METHODS:
+        typer.echo(f"{m.name:14s} {m.summary}")
 
 
-def _register_extensions() -> None:
-    from .chief.commands import register as chief_commands
-    from .evaluation.commands import register as eval_commands
-    from .evaluation.evaluate_cmd import register as evaluate_command
-    from .kb.commands import register as kb_commands
-    from .readers.commands import register as reader_commands
-
-    for register in (reader_commands, evaluate_command, eval_commands, chief_commands, kb_commands):
-        register(app)
+for _register in (reader_commands, evaluate_command, eval_commands, chief_commands, kb_commands):
+    _register(app)
 
 
 def main() -> None:
-    _register_extensions()
     app()
 
 

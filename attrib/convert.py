@@ -12,8 +12,8 @@ steps (agent labels and contents) and the same gold label:
 
 Source ids are not part of the Who&When format; ``to_jsonl`` keeps everything:
 a header line ``{"format": "attrib-jsonl", "version": 1, id, source_format, subset,
-question, question_id, ground_truth, gold, truncated_steps, metadata}``, then one
-line per step ``{index, source_id, agent, label, role, parent_id, content}``.
+question, question_id, ground_truth, gold, truncated_steps, infrastructure_failure, metadata}``,
+then one line per step ``{index, source_id, agent, label, role, parent_id, phase, observation_ids, content}``.
 :mod:`attrib.readers.attrib_jsonl` reads it back.
 """
 
@@ -65,6 +65,7 @@ def jsonl_header(traj: Trajectory) -> dict[str, Any]:
         "ground_truth": traj.ground_truth,
         "gold": traj.gold.model_dump() if traj.gold else None,
         "truncated_steps": list(traj.truncated_steps),
+        "infrastructure_failure": traj.infrastructure_failure,
         "metadata": traj.metadata,
     }
 
@@ -74,7 +75,7 @@ def jsonl_lines(traj: Trajectory) -> Iterator[str]:
     yield json.dumps(jsonl_header(traj), ensure_ascii=False, default=str)
     for s in traj.steps:
         row = {"index": s.index, "source_id": s.source_id, "agent": s.agent, "label": s.label, "role": s.role,
-               "parent_id": s.parent_id, "content": s.content}
+               "parent_id": s.parent_id, "phase": s.phase, "observation_ids": s.observation_ids, "content": s.content}
         yield json.dumps(row, ensure_ascii=False)
 
 

@@ -21,6 +21,7 @@ class Step(BaseModel):
     source_id: str | None = Field(default=None, description="the source's own id for this step (index, message id, span id)")
     role: str | None = Field(default=None, description="chat role when the source has one (user/assistant/tool)")
     parent_id: str | None = Field(default=None, description="parent span / call id when the source nests steps")
+    phase: str | None = Field(default=None, description="the source's own phase/subtask of this step (e.g. ChatDev's phase)")
     observation_ids: list[str] = Field(
         default_factory=list,
         description="source ids of tool results / environment output folded into this step (not steps themselves)")
@@ -47,6 +48,8 @@ class Trajectory(BaseModel):
     steps: list[Step]
     gold: GoldLabel | None = None
     truncated_steps: list[int] = Field(default_factory=list, description="steps whose content the reader shortened")
+    infrastructure_failure: str | None = Field(
+        default=None, description="why the run died on infrastructure (retries, HTTP errors) rather than on an agent")
     metadata: dict = Field(default_factory=dict)
 
     @property

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
 from typer.testing import CliRunner
 
 from attrib.api import predict
-from attrib.chief.decompose import range_problems, SubtaskDraft
+from attrib.chief.reflection import SubtaskDraft, range_problems
 from attrib.chief.graph import CausalGraph
-from mock_answers import make_realistic_responder
 from attrib.readers import load_log
+
+from mock_answers import make_realistic_responder
 
 MODULE_CALLS = {"full": 3, "m1": 2, "m1+m2": 2, "m1+m3": 2}
 
@@ -37,7 +39,7 @@ def test_every_ablation_gives_a_validated_attribution(logs, mock_server, make_ll
     assert att.usage.calls == MODULE_CALLS[modules] == srv.count
     graph = CausalGraph.model_validate(att.details["graph"])
     assert graph.subtasks and graph.subtasks[0].start == 0 and graph.subtasks[-1].end == traj.n_steps - 1
-    assert not range_problems([SubtaskDraft(name=s.name, description="", start=s.start, end=s.end) for s in graph.subtasks], traj.n_steps)
+    assert not range_problems([SubtaskDraft(name=s.name, start=s.start, end=s.end) for s in graph.subtasks], traj.n_steps)
     assert graph.agent_nodes and graph.root_step == att.step
     assert [c.stage for c in att.calls][0] == "chief.graph"
     if modules in ("full", "m1+m2"):
@@ -70,8 +72,8 @@ def _graph_with(subtasks):
         value["subtasks"] = subtasks
         for item in value["agent_nodes"] + value["agent_edges"]:
             item["subtask"] = ids[(int(item["subtask"][1:]) - 1) % len(ids)]
-        value["subtask_edges"] = [{"source": a, "target": b, "type": "logical_prereq", "patterns": []}
-                                  for a, b in zip(ids, ids[1:])]
+        value["subtask_edges"] = [{"source": a, "target": b, "type": "logical_prereq"}
+                                  for a, b in itertools.pairwise(ids)]
         return json.dumps(value)
     return make
 
@@ -79,9 +81,8 @@ def _graph_with(subtasks):
 def test_reflection_fixes_ranges_and_states_the_problem(logs, mock_server, make_llm):
     traj = logs["alg"]
     last = traj.n_steps - 1
-    gap = [{"name": "a", "description": "d", "start": 0, "end": 1}, {"name": "b", "description": "d", "start": 3, "end": last}]
-    fixed = {"subtasks": [{"name": "a", "description": "d", "start": 0, "end": 2},
-                          {"name": "b", "description": "d", "start": 3, "end": last}]}
+    gap = [{"name": "a", "start": 0, "end": 1}, {"name": "b", "start": 3, "end": last}]
+    fixed = {"subtasks": [{"name": "a", "start": 0, "end": 2}, {"name": "b", "start": 3, "end": last}]}
     srv = mock_server(_responder({"GraphDraft": [_graph_with(gap)], "Decomposition": [fixed]}))
     att = predict(traj, "chief", client=make_llm(srv))
     graph = CausalGraph.model_validate(att.details["graph"])
@@ -90,11 +91,12 @@ def test_reflection_fixes_ranges_and_states_the_problem(logs, mock_server, make_
     reflect = [r for r in srv.requests if schema_name(r.body) == "Decomposition"][0]
     assert "steps 2-2 between S1 and S2 belong to no subtask" in reflect.body["messages"][-1]["content"]
     assert {n.subtask for n in graph.agent_nodes} <= {"S1", "S2"}
+    assert [v.stage for v in graph.stage_views][:2] == ["chief.graph", "chief.reflect"]
 
 
 def test_ranges_still_wrong_degrade_to_one_subtask(logs, mock_server, make_llm):
     traj = logs["alg"]
-    bad = {"subtasks": [{"name": "a", "description": "d", "start": 1, "end": 2}]}
+    bad = {"subtasks": [{"name": "a", "start": 1, "end": 2}]}
     srv = mock_server(_responder({"GraphDraft": [_graph_with(bad["subtasks"])], "Decomposition": [bad]}))
     att = predict(traj, "chief", client=make_llm(srv))
     graph = CausalGraph.model_validate(att.details["graph"])
@@ -115,8 +117,8 @@ def test_invalid_graph_answer_degrades_and_is_recorded(logs, mock_server, make_l
 
 def test_final_answer_invalid_twice_is_reported_not_guessed(logs, mock_server, make_llm):
     traj = logs["alg"]
-    bad = {"local": "x", "planning_control": "x", "data_flow": "x", "final_screening": "x",
-           "agent": "Nobody_Expert", "step": 0, "reason": "x"}
+    bad = {"local": "x", "planning_control": "x", "data_flow": "x", "handoffs": [], "final_screening": "x",
+           "agent": "Nobody_Expert", "step": 0, "reason": "x", "runner_up_step": 1, "runner_up_reason": "x"}
     srv = mock_server(_responder({"Screening": [bad]}))
     att = predict(traj, "chief", client=make_llm(srv))
     assert att.status == "invalid" and att.agent is None and att.step is None
@@ -130,15 +132,20 @@ def test_stage_token_record(logs, mock_server, make_llm):
     stages = {c.stage: c for c in att.calls}
     assert set(stages) == {"chief.graph", "chief.backtrack", "chief.attribute"}
     assert all(c.input_tokens > 0 and c.output_tokens > 0 for c in att.calls)
-    # only the graph stage reads the whole log
-    assert stages["chief.graph"].input_tokens > stages["chief.backtrack"].input_tokens
-    assert stages["chief.graph"].input_tokens > stages["chief.attribute"].input_tokens
+    views = {v["stage"]: v for v in att.details["stage_views"]}
+    assert set(views) == set(stages)
+    every = list(range(logs["hand"].n_steps))
+    assert all(v["shown_in_full"] == every and v["shortened"] == [] for v in views.values())
+    graph = CausalGraph.model_validate(att.details["graph"])
+    assert set(views["chief.backtrack"]["judged"]) == {graph.whole_log_step} | {int(v.target) for v in graph.verdicts if v.level == "step"}
+    assert set(graph.candidate_steps) <= set(views["chief.attribute"]["judged"])
+    # the realistic responder quotes the step it judges, and the check against the step's text finds it
+    assert all(v.quote_found for v in graph.verdicts if v.level == "step")
 
 
 def test_cli_report_and_graph_exports(alg_dir, mock_server, tmp_path):
-    from attrib.cli import _register_extensions, app
+    from attrib.cli import app
 
-    _register_extensions()
     srv = mock_server(make_realistic_responder())
     runner = CliRunner()
     common = ["--model", "mock-model", "--base-url", srv.url]
@@ -150,7 +157,7 @@ def test_cli_report_and_graph_exports(alg_dir, mock_server, tmp_path):
     assert 'id="root-cause"' in html and f'data-step="{att["step"]}"' in html
     for fmt, marker in (("json", '"subtasks"'), ("mermaid", "flowchart"), ("dot", "digraph"), ("html", "<!DOCTYPE html>")):
         out = tmp_path / f"g.{fmt}"
-        res = runner.invoke(app, ["graph", str(alg_dir / "1.json"), "--format", fmt, "--out", str(out), *common])
+        res = runner.invoke(app, ["graph", str(alg_dir / "1.json"), "--to", fmt, "--out", str(out), *common])
         assert res.exit_code == 0, res.output
         assert marker in out.read_text()
     res = runner.invoke(app, ["predict", str(alg_dir / "1.json"), "--report", str(report), *common])

@@ -13,11 +13,6 @@ from attrib.attribution import SCHEMA_VERSION
 from mockserver import Reply
 from conftest import API_KEY
 
-try:
-    cli._register_extensions()
-except ImportError:
-    pass
-
 ANSWER = json.dumps({"agent": "WebSurfer", "step": 4, "reason": "It reported a price it never verified."})
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from attrib.api import predict, predict_async
 from attrib.errors import LLMError
-from attrib.methods.answers import AgentStepAnswer, agent_step_validator
+from attrib.core.answers import AgentStepAnswer, agent_step_validator
 from mockserver import Reply
 from attrib.readers import iter_log_paths, load_log
 from conftest import API_KEY

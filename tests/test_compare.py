@@ -88,7 +88,7 @@ def test_formats(runs):
 
 def test_compare_command_writes_table_and_plots(runs, tmp_path):
     out, plots = tmp_path / "cmp.md", tmp_path / "plots"
-    compare(runs, format="markdown", out=out, plots=plots, reference=True, subset=None, by_subset=False,
+    compare(runs, to="markdown", out=out, plots=plots, reference=True, subset=None, by_subset=False,
             bootstrap=200, seed=1)
     assert out.read_text().startswith("Accuracy in %")
     for name in ("tolerance.png", "cost_frontier.png"):
@@ -99,7 +99,7 @@ def test_compare_command_writes_table_and_plots(runs, tmp_path):
 def test_register_and_cli_errors(runs, tmp_path):
     app = typer.Typer()
     register(app)
-    result = CliRunner().invoke(app, ["compare", str(runs[0]), "--format", "csv", "--bootstrap", "200"])
+    result = CliRunner().invoke(app, ["compare", str(runs[0]), "--to", "csv", "--bootstrap", "200"])
     assert result.exit_code == 0 and result.output.startswith("kind,label")
     result = CliRunner().invoke(app, ["compare", str(tmp_path / "nope")])
     assert isinstance(result.exception, InputError) and result.exception.exit_code == 2

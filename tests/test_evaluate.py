@@ -19,10 +19,20 @@ from attrib.evaluation.records import read_jsonl
 from mock_answers import make_realistic_responder
 
 
-def _cli():
-    from attrib.cli import _register_extensions, app
+def _replace_method(monkeypatch, name, run) -> None:
+    """Swap a registered method's function for this test (the registry is restored afterwards)."""
+    import dataclasses
 
-    _register_extensions()
+    from attrib.methods import METHODS
+
+    items = dict(METHODS._items)
+    items[name] = dataclasses.replace(items[name], run=run)
+    monkeypatch.setattr(METHODS, "_items", items)
+
+
+def _cli():
+    from attrib.cli import app
+
     return app
 
 
@@ -122,7 +132,7 @@ def test_random_over_the_benchmark_matches_its_closed_form(alg_dir, tmp_path):
 
 def test_deep_nesting_and_a_crashing_method_do_not_stop_the_batch(alg_dir, mock_server, tmp_path, monkeypatch):
     """A hostile file and an unexpected exception inside a method are recorded; every other case finishes."""
-    import attrib.methods.all_at_once as aao
+    from attrib.methods import METHODS
 
     srv = mock_server(make_realistic_responder())
     logs = tmp_path / "logs"
@@ -130,14 +140,14 @@ def test_deep_nesting_and_a_crashing_method_do_not_stop_the_batch(alg_dir, mock_
     for name in ("1", "3", "12", "19"):
         (logs / f"{name}.json").write_bytes((alg_dir / f"{name}.json").read_bytes())
     (logs / "2.json").write_bytes(b"[" * 100_000 + b"]" * 100_000)
-    original = aao.run
+    original = METHODS.get("all-at-once").run
 
     async def sometimes_broken(ctx):
         if ctx.traj.id == "12":
             raise KeyError("a bug inside the method")
         return await original(ctx)
 
-    monkeypatch.setattr(aao, "run", sometimes_broken)
+    _replace_method(monkeypatch, "all-at-once", sometimes_broken)
     res = CliRunner().invoke(_cli(), ["evaluate", str(logs), "--method", "all-at-once", "--model", "m",
                                       "--base-url", srv.url, "--quiet", "--out", str(tmp_path / "run"), "--json"],
                              env={"ATTRIB_API_KEY": "k"})
@@ -153,21 +163,21 @@ def test_deep_nesting_and_a_crashing_method_do_not_stop_the_batch(alg_dir, mock_
 
 
 def test_ctrl_c_still_writes_the_summary(alg_dir, mock_server, tmp_path, monkeypatch):
-    import attrib.methods.all_at_once as aao
+    from attrib.methods import METHODS
 
     srv = mock_server(make_realistic_responder())
     logs = tmp_path / "logs"
     logs.mkdir()
     for name in ("1", "3", "12"):
         (logs / f"{name}.json").write_bytes((alg_dir / f"{name}.json").read_bytes())
-    original = aao.run
+    original = METHODS.get("all-at-once").run
 
     async def interrupted_at_12(ctx):
         if ctx.traj.id == "12":
             raise KeyboardInterrupt
         return await original(ctx)
 
-    monkeypatch.setattr(aao, "run", interrupted_at_12)
+    _replace_method(monkeypatch, "all-at-once", interrupted_at_12)
     res = CliRunner().invoke(_cli(), ["evaluate", str(logs), "--method", "all-at-once", "--model", "m",
                                       "--base-url", srv.url, "--quiet", "--concurrency", "1",
                                       "--out", str(tmp_path / "run")], env={"ATTRIB_API_KEY": "k"})
@@ -199,7 +209,7 @@ def test_provider_cached_tokens_reach_cases_summary_and_compare(alg_dir, mock_se
     assert "cached by the provider" in again.stdout
     config = json.loads((tmp_path / "b" / "config.json").read_text())
     assert config["prices"]["gpt-4o-mini"]["cached_input"] == 0.075
-    res = CliRunner().invoke(_cli(), ["compare", str(tmp_path / "b"), "--format", "csv"])
+    res = CliRunner().invoke(_cli(), ["compare", str(tmp_path / "b"), "--to", "csv"])
     assert res.exit_code == 0, res.output
     row = next(csv.DictReader(io.StringIO(res.stdout)))
     assert float(row["cached_input_tokens_per_case"]) == pytest.approx(summary["usage"]["cached_input_tokens"] / 3)

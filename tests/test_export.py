@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from attrib.attribution import Attribution
+from attrib.attribution import Attribution, HandoffDecision
 from attrib.chief.evidence import LiteralFlow, LoopGroup
 from attrib.chief.export import (
     FORMATS,
@@ -29,12 +29,14 @@ from attrib.chief.graph import (
     CausalGraph,
     Oracle,
     Pattern,
+    StageView,
     StepEdge,
     Subtask,
     SubtaskEdge,
     Verdict,
 )
 from attrib.chief.report import render_report
+from attrib.errors import ConfigError
 from attrib.trajectory import Step, Trajectory
 
 XSS = "<script>alert(1)</script>"
@@ -109,11 +111,19 @@ def build_graph() -> CausalGraph:
                   Verdict(level="subtask", target="S1", discrepancy=False, reason="report found"),
                   Verdict(level="agent", target="S2:FileSurfer", discrepancy=True, reason="read the wrong row"),
                   Verdict(level="agent", target="S2:Orchestrator", discrepancy=False, reason="instructions were right"),
-                  Verdict(level="step", target="7", discrepancy=True, reason="Units instead of Revenue"),
-                  Verdict(level="step", target="12", discrepancy=False, reason="sums what it was given")],
+                  Verdict(level="step", target="7", discrepancy=True, reason="Units instead of Revenue",
+                          quote="Units column", quote_found=True),
+                  Verdict(level="step", target="12", discrepancy=False, reason="sums what it was given",
+                          quote="made-up words", quote_found=False)],
         candidate_subtasks=["S2", "S3"], candidate_agents=["FileSurfer"], candidate_steps=[7, 12],
         root_agent="FileSurfer", root_step=7,
         screening={"local": "step 7 misreads the sheet", "final_screening": "step 7 is the root cause"},
+        whole_log_step=12, whole_log_reason="the total is wrong", runner_up_step=12, runner_up_reason="sums <bad> inputs",
+        handoffs=[HandoffDecision(upstream_step=6, downstream_step=7, relation="instruction", at_fault="downstream",
+                                  reason="the <Revenue> row was asked for")],
+        stage_views=[StageView(stage="chief.graph", shown_in_full=list(range(16)), judged=list(range(16))),
+                     StageView(stage="chief.backtrack", shown_in_full=list(range(16)), shortened=[12], judged=[7, 12]),
+                     StageView(stage="chief.attribute", shown_in_full=list(range(16)), side_by_side=[6, 7], judged=[6, 7, 12])],
         degraded=["oracles: answer invalid after the re-ask (<timeout>); judged against the task only"],
         reflection_rounds=1,
     )
@@ -252,7 +262,7 @@ def test_export_dispatch() -> None:
     att = build_attribution()
     assert export(graph, traj, "html", attribution=att) == render_report(graph, traj, att)
     assert set(FORMATS) == {"json", "mermaid", "dot", "html"}
-    with pytest.raises(ValueError):
+    with pytest.raises(ConfigError, match="unknown export format 'svg'"):
         export(graph, traj, "svg")
     with pytest.raises(ValueError):
         export(graph, None, "html")

@@ -243,16 +243,16 @@ def test_cli_build_and_search(tmp_path: Path, small_sources: tuple[Path, Path]) 
     runner = CliRunner()
     gaia, ab = small_sources
     folder = tmp_path / "kb"
-    result = runner.invoke(app, ["kb", "build", "--gaia", str(gaia), "--assistantbench", str(ab), "--dir", str(folder)])
+    result = runner.invoke(app, ["kb", "build", "--gaia", str(gaia), "--assistantbench", str(ab), "--kb-dir", str(folder)])
     assert result.exit_code == 0, result.output
     assert "rebuilt: 4 entries" in result.output and "saved in" in result.output
-    result = runner.invoke(app, ["kb", "build", "--gaia", str(gaia), "--assistantbench", str(ab), "--dir", str(folder)])
+    result = runner.invoke(app, ["kb", "build", "--gaia", str(gaia), "--assistantbench", str(ab), "--kb-dir", str(folder)])
     assert "reused" in result.output
-    result = runner.invoke(app, ["kb", "search", "moons of a planet", "-k", "2", "--json", "--dir", str(folder)])
+    result = runner.invoke(app, ["kb", "search", "moons of a planet", "-k", "2", "--json", "--kb-dir", str(folder)])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.output)
     assert len(rows) == 2 and rows[0]["id"] == "g1" and set(rows[0]) == {"score", "source", "id", "question"}
-    result = runner.invoke(app, ["kb", "search", "opera composer", "--dir", str(folder)])
+    result = runner.invoke(app, ["kb", "search", "opera composer", "--kb-dir", str(folder)])
     assert result.exit_code == 0 and "g3" in result.output
-    result = runner.invoke(app, ["kb", "build", "--dir", str(folder)])
+    result = runner.invoke(app, ["kb", "build", "--kb-dir", str(folder)])
     assert isinstance(result.exception, ConfigError)

@@ -11,10 +11,9 @@ pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
 
 
 def test_predict_with_the_embedded_model(alg_dir):
-    from attrib.cli import _register_extensions, app
+    from attrib.cli import app
     from attrib.readers import load_log
 
-    _register_extensions()
     log = alg_dir / "1.json"
     res = CliRunner().invoke(app, ["predict", str(log), "--method", "all-at-once", "--model", "local", "--json"])
     assert res.exit_code == 0, res.output

@@ -12,11 +12,6 @@ import attrib.cli as cli
 from attrib.agents import agent_key
 from attrib.readers import iter_log_paths, load_log
 
-try:
-    cli._register_extensions()
-except ImportError:  # an extension that does not import yet: test the core commands only
-    pass
-
 
 # ----------------------------------------------------------------- the real data
 def _raw(path: Path) -> dict:

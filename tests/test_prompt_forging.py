@@ -56,7 +56,7 @@ def test_neutralize_leaves_ordinary_text_alone() -> None:
     assert neutralize(ordinary) == ordinary
 
 
-@pytest.mark.parametrize("method", [m for m, mod in METHODS.items() if mod.NEEDS_MODEL])
+@pytest.mark.parametrize("method", [m.name for m in METHODS if m.needs_model])
 def test_every_method_prompt_keeps_real_step_count(method, mock_server, make_llm) -> None:
     t = hostile_log()
     srv = mock_server()  # the schema responder: valid answers shaped by each request's schema

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from attrib.errors import InputError
-from attrib.readers import Document, detect_format, load_log, load_log_lean
+from attrib.readers import Document, detect_format, load_log
 
 DATA = Path(__file__).parent / "data" / "formats"
 
@@ -23,6 +23,10 @@ EXPECTED_FORMAT = {
     "flat_spans.json": "otel",
     "transcript_colon.txt": "transcript",
     "transcript_brackets.txt": "transcript",
+    "chatdev_expense_tracker.log": "chatdev",
+    "chatdev_died_infrastructure.log": "chatdev",
+    "mast_chatdev.json": "mast",
+    "taubench_retail_42.json": "tau-bench",
 }
 
 
@@ -41,7 +45,7 @@ def test_json_of_another_kind_is_refused_in_one_line() -> None:
     msg = str(err.value)
     assert "\n" not in msg
     assert msg.startswith(str(DATA / "package.json"))
-    for name in ("who-and-when", "attrib-jsonl", "otel", "chat", "history", "transcript"):
+    for name in ("who-and-when", "attrib-jsonl", "chatdev", "mast", "tau-bench", "otel", "chat", "history", "transcript"):
         assert f"{name}: " in msg
 
 
@@ -54,6 +58,8 @@ def test_forcing_a_format_that_does_not_fit_gives_one_line() -> None:
 
 
 def test_chat_tau_bench_airline() -> None:
+    # τ-bench content exported as a chat ('messages', no 'traj' and no 'info.task'): not a τ-bench result
+    # record, so the chat reader reads it (tool results as steps; its label counts 0-based positions)
     t = load_log(DATA / "chat_airline.json")
     assert t.n_steps == 35
     assert t.agents[:3] == ["system", "user", "assistant"]
@@ -144,20 +150,23 @@ def test_label_outside_the_log_is_one_line_error(tmp_path: Path) -> None:
 def test_otlp_trace_two_agents_nested_spans() -> None:
     t = load_log(DATA / "otlp_trace.json")
     assert t.agents == ["TripPlanner", "BookingAgent"]
-    assert t.n_steps == 10 and t.metadata["skipped_spans"] == 3  # HTTP root and two agent containers
-    assert [s.source_id for s in t.steps[:3]] == ["a0000000000000a2", "a0000000000000a3", "a0000000000000a4"]
-    assert {s.parent_id for s in t.steps[:5]} == {"a0000000000000a1"}
-    assert {s.parent_id for s in t.steps[5:]} == {"b0000000000000b1"}
+    # 13 spans: HTTP root and two agent containers skipped, four tool spans folded into their callers
+    assert t.n_steps == 6 and t.metadata["skipped_spans"] == 3 and t.metadata["folded_spans"] == 4
+    assert [s.source_id for s in t.steps[:3]] == ["a0000000000000a2", "a0000000000000a4", "a0000000000000a6"]
+    assert {s.parent_id for s in t.steps[:3]} == {"a0000000000000a1"}
+    assert {s.parent_id for s in t.steps[3:]} == {"b0000000000000b1"}
     assert t.question.startswith("Plan a day trip from Munich to Salzburg")
-    assert t.steps[0].content.splitlines()[1].startswith('[tool call search_trains] {"from": "M')
-    tool = t.steps[1]
-    assert tool.role == "tool" and tool.agent == "TripPlanner"
-    assert '[tool result] [{"train": "RJX 61"' in tool.content
-    # an event-carried choice, then an error status and an exception event
-    assert t.steps[7].content.endswith('[tool call send_confirmation] {"booking": "DB-7Q2K9"}')
-    assert "[error] send failed" in t.steps[8].content
-    assert "[exception] SMTPRecipientsRefused: mailbox unavailable" in t.steps[8].content
-    assert t.gold is not None and (t.gold.agent, t.gold.step) == ("TripPlanner", 4)
+    first = t.steps[0]
+    assert first.content.splitlines()[1].startswith('[tool call search_trains] {"from": "M')
+    # the tool span is the environment: its result is folded into the step that called it
+    assert first.role == "assistant" and first.agent == "TripPlanner" and first.observation_ids == ["a0000000000000a3"]
+    assert '[tool result search_trains] [{"train": "RJX 61"' in first.content
+    # an event-carried choice, then the failing tool's error status and exception event folded into it
+    assert t.steps[4].content.splitlines()[1] == '[tool call send_confirmation] {"booking": "DB-7Q2K9"}'
+    assert t.steps[4].observation_ids == ["b0000000000000b5"]
+    assert "[error] send failed" in t.steps[4].content
+    assert "[exception] SMTPRecipientsRefused: mailbox unavailable" in t.steps[4].content
+    assert t.gold is not None and (t.gold.agent, t.gold.step) == ("TripPlanner", 2)
     assert t.metadata["trace_id"] == "4bf92f3577b34da6a3ce929d0e0e4736"
 
 
@@ -167,17 +176,26 @@ def test_otel_label_naming_a_container_span_maps_below_it(tmp_path: Path) -> Non
     data["attribution"]["agent"] = "BookingAgent"
     (tmp_path / "trace.json").write_text(json.dumps(data))
     t = load_log(tmp_path / "trace.json")
-    assert t.gold is not None and t.gold.step == 5
+    assert t.gold is not None and t.gold.step == 3
+
+
+def test_otel_label_naming_a_folded_tool_span_is_an_error(tmp_path: Path) -> None:
+    data = json.loads((DATA / "otlp_trace.json").read_text())
+    data["attribution"]["span_id"] = "a0000000000000a3"
+    (tmp_path / "trace.json").write_text(json.dumps(data))
+    with pytest.raises(InputError, match="tool result folded into step 0"):
+        load_log(tmp_path / "trace.json")
 
 
 def test_flat_spans_ordered_by_start_time_agents_from_services() -> None:
     t = load_log(DATA / "flat_spans.json")
     assert t.agents == ["coder-agent", "reviewer-agent"]
-    assert [s.source_id for s in t.steps] == ["3333cccc4444dddd", "5555eeee6666ffff", "7777aaaa8888bbbb",
+    assert [s.source_id for s in t.steps] == ["3333cccc4444dddd", "5555eeee6666ffff",
                                               "9999cccc0000dddd", "aaaa1111bbbb2222", "cccc3333dddd4444"]
-    assert t.steps[1].content == '[tool call run_tests] {"path": "tests/test_duration.py"}'
-    assert t.steps[2].parent_id == "5555eeee6666ffff" and t.steps[2].role == "tool"
-    assert "[tool result] 2 passed, 1 failed" in t.steps[2].content
+    call = t.steps[1]
+    assert call.content.splitlines()[0] == '[tool call run_tests] {"path": "tests/test_duration.py"}'
+    assert call.observation_ids == ["7777aaaa8888bbbb"] and call.role == "assistant"
+    assert "[tool result run_tests] 2 passed, 1 failed" in call.content
     assert t.question == "Write parse_duration('1h30m') -> seconds, with tests."
 
 
@@ -200,12 +218,6 @@ def test_transcript_brackets_with_time_stamps() -> None:
     assert t.steps[3].source_id == "line 10"
     assert t.steps[8].content == "FINAL ANSWER: 5"
     assert t.question.startswith("How many studio albums")
-
-
-@pytest.mark.parametrize("name", ["chat_airline.json", "labels_failure_fields.jsonl", "otlp_trace.json",
-                                  "transcript_colon.txt"])
-def test_lean_loading_reads_the_same(name: str) -> None:
-    assert load_log_lean(DATA / name) == load_log(DATA / name)
 
 
 def test_agent_only_label_gives_no_gold_but_is_kept(tmp_path: Path) -> None:

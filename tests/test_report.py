@@ -10,11 +10,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_export import XSS, build_attribution, build_case
 
 from attrib.chief.graph import AgentNode, CausalGraph, StepEdge, Subtask, SubtaskEdge
 from attrib.chief.report import render_report, script_json
 from attrib.trajectory import Step, Trajectory
+from test_export import XSS, build_attribution, build_case
 
 SHOT_COPY = Path("/tmp/attrib_report_shot.png")
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome")
@@ -73,6 +73,14 @@ def test_report_content(report: str) -> None:
     assert report.count('class="e-sub"') == 2
     assert len(re.findall(r"class=\"card[ \"]", report)) == 3
     assert "Demo model" not in report
+    judged = report[report.index("What each stage saw and judged"):report.index("Planner or executor")]
+    assert judged.count("<tr>") == 4 and "chief.backtrack" in judged and "the whole log" in judged
+    assert 'shortened: <button class="steplink" data-step="12">12</button>' in judged
+    attribute = judged[judged.index("chief.attribute"):]
+    assert [int(i) for i in re.findall(r'data-step="(\d+)"', attribute)] == [6, 7, 6, 7, 12]
+    assert "the &lt;Revenue&gt; row was asked for" in report and "downstream" in report
+    assert "differs: look twice" in report and "sums &lt;bad&gt; inputs" in report
+    assert "not in the step" in report and "“Units column”" in report
     assert "Demo model" in render_report(*build_case(), build_attribution(demo=True))
 
 

@@ -6,14 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from attrib.evaluation.commands import score_reports
+from attrib.evaluation.score_file import score_file
 from attrib.evaluation.legacy import cut_word, legacy_agent_correct, legacy_step_correct
 from attrib.evaluation.official import parse_official
 from attrib.evaluation.predictions import load_trajectories, read_predictions
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "who_and_when"
+DATA = Path(__file__).resolve().parent / "data" / "who_and_when"  # the vendored subset: 12 + 7 logs
 ALG = DATA / "algorithm-generated"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="Who&When data not available")
 
 SAMPLE = """Prediction for 12.json:
 Agent Name: WebSurfer
@@ -64,7 +63,6 @@ def _official_text(trajs, override: dict[str, tuple[str, str]]) -> str:
     return "\n".join(blocks)
 
 
-@needs_data
 def test_official_file_scored_both_ways(tmp_path):
     trajs = load_trajectories(ALG)
     gold1 = next(t for t in trajs if t.gold.step == 1)
@@ -74,8 +72,9 @@ def test_official_file_scored_both_ways(tmp_path):
     path.write_text(_official_text(kept, {gold1.id: (gold1.gold.agent, "12")}))
     assert read_predictions(path).kind == "official"
 
-    exact, _, _ = score_reports(path, ALG, legacy=False, n_boot=200)
-    legacy, records, _ = score_reports(path, ALG, legacy=True, n_boot=200)
+    exact = score_file(path, ALG, legacy=False, n_boot=200).reports
+    scored = score_file(path, ALG, legacy=True, n_boot=200)
+    legacy, records = scored.reports, scored.records
     n = len(trajs)
     assert exact[0].overall.n == legacy[0].overall.n == n  # denominator: every log of the folder
     assert exact[0].overall.step.correct == n - 2  # the log predicted "12" and the missing one
@@ -87,16 +86,15 @@ def test_official_file_scored_both_ways(tmp_path):
     assert f"algorithm-generated/{dropped.id}" in exact[0].overall.failed_ids
 
 
-@needs_data
 def test_official_file_ambiguous_ids_need_subset(tmp_path):
     path = tmp_path / "official.txt"
     path.write_text("Prediction for 1.json:\nAgent Name: WebSurfer\nStep Number: 1\n")
     from attrib.errors import InputError
 
     with pytest.raises(InputError, match="--subset"):
-        score_reports(path, DATA, n_boot=200)
-    reports, _, _ = score_reports(path, DATA, subset="hand-crafted", n_boot=200)
-    assert reports[0].overall.n == 58
+        score_file(path, DATA, n_boot=200)
+    reports = score_file(path, DATA, subset="hand-crafted", n_boot=200).reports
+    assert reports[0].overall.n == 7
     path.write_text("Prediction for 999.json:\nAgent Name: WebSurfer\nStep Number: 1\n")
     with pytest.raises(InputError, match="matches a log"):
-        score_reports(path, DATA, subset="hand-crafted", n_boot=200)
+        score_file(path, DATA, subset="hand-crafted", n_boot=200)

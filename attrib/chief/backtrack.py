@@ -1,24 +1,31 @@
-"""M2: oracle-guided hierarchical backtracking, subtask -> agent -> step.
+"""M2: oracle-guided hierarchical backtracking, subtask -> agent -> step, with the log in view.
 
-One call first writes the virtual oracles (:mod:`attrib.chief.oracle`), then
-judges subtasks in reverse order against their goal and acceptance criteria,
-the agents of failing subtasks against preconditions and key evidence, and those
-agents' steps against the whole oracle, ending with the flagged steps ranked.
-The candidate sets are derived in code, narrowing level by level; a level that
-comes back empty widens to the next larger set, and that is recorded.
+One call, behind the shared prefix (so the whole log is in view), with the causal
+graph as a map. It first names its whole-log ``most_likely_step`` (the reading
+All-at-Once would give, kept as a confidence signal and as a candidate), then writes
+the virtual oracles (:mod:`attrib.chief.oracle`), judges subtasks in reverse order
+against their goal and acceptance criteria, the agents of failing subtasks, and
+those agents' steps, each step verdict quoting the step it judges (the quote is
+checked against the step's text and the result recorded), and ranks up to
+``MAX_CANDIDATES`` steps. The candidate sets are derived in code, narrowing level by
+level; a level that comes back empty widens to the next larger set, and that is recorded.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+import re
+from typing import Any
 
+from pydantic import BaseModel, Field
+
+from ..core.context import InvalidAnswer, RunContext
 from ..llm.schema import constrain_defs, schema_for
-from ..methods.context import InvalidAnswer, RunContext
-from .graph import CausalGraph, Oracle, Verdict
-from .oracle import oracle_problems, ordered
+from .graph import CausalGraph, StageView, Verdict
+from .oracle import OracleDraft, oracle_problems, ordered, to_oracles
+from .prefix import Prefix
 from .views import graph_text
 
-MAX_CANDIDATES = 4
+MAX_CANDIDATES = 8
 
 
 class SubtaskVerdict(BaseModel):
@@ -36,12 +43,15 @@ class AgentVerdict(BaseModel):
 
 class StepVerdict(BaseModel):
     step: int
+    quote: str = Field(description="a few words copied from that step's text")
     discrepancy: bool
     reason: str
 
 
 class Backtracking(BaseModel):
-    oracles: list[Oracle]
+    most_likely_step: int = Field(description="the step a whole-log reading finds most likely decisive, before any oracle")
+    most_likely_reason: str
+    oracles: list[OracleDraft]
     subtask_verdicts: list[SubtaskVerdict]
     agent_verdicts: list[AgentVerdict]
     step_verdicts: list[StepVerdict]
@@ -51,25 +61,37 @@ class Backtracking(BaseModel):
 def _problems(ans: Backtracking, ctx: RunContext, graph: CausalGraph) -> list[str]:
     ids = [s.id for s in graph.subtasks]
     n = ctx.traj.n_steps
-    out = oracle_problems(ans.oracles, ids)
+    out = oracle_problems(to_oracles(ans.oracles), ids)
     out += [f"unknown subtask {v.subtask!r}" for v in ans.subtask_verdicts + ans.agent_verdicts if v.subtask not in ids]
     out += [f"agent {v.agent!r} is not in this log" for v in ans.agent_verdicts if ctx.traj.resolve_agent(v.agent) is None]
-    out += [f"step {s} is outside the log (0-{n - 1})" for s in [v.step for v in ans.step_verdicts] + ans.ranked_steps
-            if not 0 <= s < n]
+    out += [f"step {s} is outside the log (0-{n - 1})"
+            for s in [ans.most_likely_step] + [v.step for v in ans.step_verdicts] + ans.ranked_steps if not 0 <= s < n]
     if {v.subtask for v in ans.subtask_verdicts} != set(ids):
         out.append(f"give one subtask verdict for each of {', '.join(ids)}")
     return out[:8]
 
 
-def backtrack_schema(ctx: RunContext, graph: CausalGraph) -> dict:
+def backtrack_schema(ctx: RunContext, graph: CausalGraph) -> dict[str, Any]:
     ids = {"enum": [s.id for s in graph.subtasks]}
     steps = {"minimum": 0, "maximum": ctx.traj.n_steps - 1}
     schema = constrain_defs(schema_for(Backtracking), {
-        "Oracle": {"subtask": ids}, "SubtaskVerdict": {"subtask": ids},
+        "OracleDraft": {"subtask": ids}, "SubtaskVerdict": {"subtask": ids},
         "AgentVerdict": {"subtask": ids, "agent": {"enum": list(ctx.traj.agents)}}, "StepVerdict": {"step": steps}})
+    schema["properties"]["most_likely_step"].update(steps)
     schema["properties"]["ranked_steps"]["items"].update(steps)
     schema["properties"]["ranked_steps"]["maxItems"] = MAX_CANDIDATES
     return schema
+
+
+_NORM = re.compile(r"[\W_]+")
+
+
+def quote_found(quote: str, content: str) -> bool | None:
+    """Whether the quoted words occur, in order, in the step's text (case, spacing and punctuation ignored)."""
+    q = _NORM.sub(" ", quote.replace("...", " ").replace("…", " ")).strip().lower()
+    if not q:
+        return None
+    return q in _NORM.sub(" ", content).lower()
 
 
 def derive_candidates(ans: Backtracking, ctx: RunContext, graph: CausalGraph) -> list[str]:
@@ -87,31 +109,41 @@ def derive_candidates(ans: Backtracking, ctx: RunContext, graph: CausalGraph) ->
     graph.candidate_agents = sorted({a for _, a in agents if a})
     flagged = [v.step for v in ans.step_verdicts if v.discrepancy]
     steps = list(dict.fromkeys([s for s in ans.ranked_steps + flagged if 0 <= s < t.n_steps]))
-    if steps:
-        graph.candidate_steps = steps[:MAX_CANDIDATES]
-    else:
-        graph.candidate_steps = sorted({i for n in graph.agent_nodes if (n.subtask, n.agent) in agents for i in n.steps})
+    if not steps:
+        steps = sorted({i for n in graph.agent_nodes if (n.subtask, n.agent) in agents for i in n.steps})
         notes.append("no step was flagged; the steps of the candidate agents stay candidates")
+    steps = steps[:MAX_CANDIDATES]
+    if ans.most_likely_step not in steps:
+        steps = steps[: MAX_CANDIDATES - 1] + [ans.most_likely_step]
+        notes.append(f"the whole-log most likely step {ans.most_likely_step} was not ranked; kept as the last candidate")
+    graph.candidate_steps = steps
     return notes
 
 
-async def backtrack(ctx: RunContext, graph: CausalGraph, exemplars: str) -> list[str]:
+async def backtrack(ctx: RunContext, graph: CausalGraph, exemplars: str, prefix: Prefix) -> list[str]:
     view = graph_text(graph, agent_patterns=False)
+    t = ctx.traj
     try:
         ans = await ctx.ask("chief.backtrack",
-                            lambda b: ctx.messages("chief/backtrack", exemplars=exemplars, graph=view,
-                                                   max_candidates=MAX_CANDIDATES),
+                            prefix.build(ctx, "chief/backtrack", exemplars=exemplars, graph=view,
+                                         max_candidates=MAX_CANDIDATES),
                             Backtracking, schema=backtrack_schema(ctx, graph),
-                            validate=lambda a: _problems(a, ctx, graph), max_tokens=3000)
+                            validate=lambda a: _problems(a, ctx, graph), max_tokens=2500)
     except InvalidAnswer as exc:
         graph.degraded.append(f"backtrack: oracles and verdicts invalid after the re-ask ({str(exc)[:200]}); "
                               "every step stays a candidate")
         graph.candidate_subtasks = [s.id for s in graph.subtasks]
-        graph.candidate_agents = list(ctx.traj.agents)
-        graph.candidate_steps = list(range(ctx.traj.n_steps))
+        graph.candidate_agents = list(t.agents)
+        graph.candidate_steps = list(range(t.n_steps))
+        graph.stage_views.append(StageView(stage="chief.backtrack", shown_in_full=list(range(t.n_steps)),
+                                           shortened=prefix.shortened))
         return []
-    graph.oracles = ordered(ans.oracles, [s.id for s in graph.subtasks])
+    graph.whole_log_step, graph.whole_log_reason = ans.most_likely_step, ans.most_likely_reason
+    graph.oracles = ordered(to_oracles(ans.oracles), [s.id for s in graph.subtasks])
     graph.verdicts = ([Verdict(level="subtask", target=v.subtask, discrepancy=v.discrepancy, reason=v.reason) for v in ans.subtask_verdicts]
                       + [Verdict(level="agent", target=f"{v.subtask}:{v.agent}", discrepancy=v.discrepancy, reason=v.reason) for v in ans.agent_verdicts]
-                      + [Verdict(level="step", target=str(v.step), discrepancy=v.discrepancy, reason=v.reason) for v in ans.step_verdicts])
+                      + [Verdict(level="step", target=str(v.step), discrepancy=v.discrepancy, reason=v.reason, quote=v.quote,
+                                 quote_found=quote_found(v.quote, t.steps[v.step].content)) for v in ans.step_verdicts])
+    graph.stage_views.append(StageView(stage="chief.backtrack", shown_in_full=list(range(t.n_steps)), shortened=prefix.shortened,
+                                       judged=sorted({ans.most_likely_step, *(v.step for v in ans.step_verdicts)})))
     return derive_candidates(ans, ctx, graph)

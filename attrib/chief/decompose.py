@@ -1,112 +1,122 @@
-"""M1: subtask decomposition checks and trajectory-aligned reflection.
+"""M1: the call that maps the whole log into the causal graph.
 
-The model proposes subtasks (with two retrieved exemplars) in the graph call
-(:mod:`attrib.chief.structure`), since that call reads the whole log anyway. The
-ranges are then checked here, in code: in order, starting at 0, contiguous,
-non-overlapping, ending at the last step. Any problem goes back to the model,
-stated exactly, with an outline of the log, for at most ``MAX_REFLECTIONS``
-rounds. Still wrong: the stage degrades to one subtask spanning the log, and says so.
+Mechanical evidence (loop groups, literal values reused across steps) and two
+retrieved exemplars are computed first and shown to the model after the shared
+prefix (:mod:`attrib.chief.prefix`). It returns the subtasks (RAG-guided
+decomposition), the agent nodes (OTAR) and the edges at three levels in one short
+answer: later stages read the log again in the same prefix, so the graph is a map,
+not a summary standing in for the log. Subtask ranges then go through reflection
+(:mod:`attrib.chief.reflection`); nodes and edges are checked against the log.
+An answer that stays invalid degrades to one subtask, nodes without OTAR text,
+prerequisite edges and literal-value step edges, and the graph says so.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
+from ..core.context import InvalidAnswer, RunContext
 from ..llm.schema import constrain_defs, schema_for
-from ..methods.context import InvalidAnswer, RunContext
-from .graph import CausalGraph, Subtask
-from .views import outline
+from .reflection import (
+    SubtaskDraft,
+    draft_rules,
+    max_subtasks,
+    range_problems,
+    reflect,
+    remap,
+    to_subtasks,
+)
+from .edges import (
+    AgentEdgeDraft,
+    StepEdgeDraft,
+    SubtaskEdgeDraft,
+    build_edges,
+    edge_problems,
+    fallback_subtask_edges,
+    literal_step_edges,
+)
+from .evidence import literal_flows, loop_groups
+from .graph import CausalGraph
+from .otar import AgentNodeDraft, build_nodes, node_problems
+from .prefix import Prefix
+from .views import evidence_text
 
-MAX_REFLECTIONS = 2
-MAX_SUBTASKS = 8
+MAX_STEP_EDGES = 5
 
 
-class SubtaskDraft(BaseModel):
-    name: str
-    description: str
-    start: int = Field(description="first step, inclusive")
-    end: int = Field(description="last step, inclusive")
-
-
-class Decomposition(BaseModel):
+class GraphDraft(BaseModel):
     subtasks: list[SubtaskDraft]
+    agent_nodes: list[AgentNodeDraft]
+    subtask_edges: list[SubtaskEdgeDraft]
+    agent_edges: list[AgentEdgeDraft]
+    step_edges: list[StepEdgeDraft]
 
 
-def max_subtasks(n_steps: int) -> int:
-    return min(MAX_SUBTASKS, n_steps)
+def add_evidence(ctx: RunContext, graph: CausalGraph) -> None:
+    graph.loop_groups = loop_groups(ctx.traj)
+    graph.literal_flows = literal_flows(ctx.traj)
 
 
-def range_problems(drafts: list[SubtaskDraft], n_steps: int) -> list[str]:
-    """Every way the ranges fail to tile steps 0..n_steps-1 in order; empty when they do."""
-    if not drafts:
-        return ["there are no subtasks"]
-    problems = []
-    last = n_steps - 1
-    if drafts[0].start != 0:
-        problems.append(f"the first subtask starts at step {drafts[0].start}, it must start at 0")
-    for i, d in enumerate(drafts, 1):
-        if d.start > d.end:
-            problems.append(f"subtask S{i} '{d.name}' starts at {d.start} after its end {d.end}")
-        if d.start < 0 or d.end > last:
-            problems.append(f"subtask S{i} '{d.name}' ({d.start}-{d.end}) is outside the log (steps 0-{last})")
-    for i, (a, b) in enumerate(zip(drafts, drafts[1:]), 1):
-        if b.start > a.end + 1:
-            problems.append(f"steps {a.end + 1}-{b.start - 1} between S{i} and S{i + 1} belong to no subtask")
-        elif b.start <= a.end:
-            problems.append(f"S{i + 1} '{b.name}' starts at {b.start} but S{i} already covers up to {a.end} (overlap)")
-    if drafts[-1].end != last:
-        problems.append(f"the last subtask ends at step {drafts[-1].end}, it must end at {last}")
-    if len(drafts) > max_subtasks(n_steps):
-        problems.append(f"{len(drafts)} subtasks; use at most {max_subtasks(n_steps)}")
-    return problems
-
-
-def to_subtasks(drafts: list[SubtaskDraft]) -> list[Subtask]:
-    return [Subtask(id=f"S{i}", name=d.name.strip() or f"Subtask {i}", description=d.description, start=d.start, end=d.end)
-            for i, d in enumerate(drafts, 1)]
-
-
-def draft_rules(n_steps: int) -> dict:
-    steps = {"minimum": 0, "maximum": n_steps - 1}
-    return {"SubtaskDraft": {"start": steps, "end": steps}}
-
-
-def _listing(drafts: list[SubtaskDraft]) -> str:
-    return "\n".join(f"S{i} {d.name} (steps {d.start}-{d.end}): {d.description}" for i, d in enumerate(drafts, 1))
-
-
-async def reflect(ctx: RunContext, graph: CausalGraph, drafts: list[SubtaskDraft], outline_budget: int) -> list[SubtaskDraft]:
-    """Return ranges that tile the log: the model's, corrected by reflection, or one whole-log subtask."""
+def graph_schema(ctx: RunContext) -> dict:
+    """The answer schema narrowed to this log: subtask ids, agents and the step range as enums/bounds."""
     t = ctx.traj
-    problems = range_problems(drafts, t.n_steps)
-    view = outline(t, outline_budget) if problems else ""
-    schema = constrain_defs(schema_for(Decomposition), draft_rules(t.n_steps))
+    ids = {"enum": [f"S{i}" for i in range(1, max_subtasks(t.n_steps) + 1)]}
+    agents = {"enum": list(t.agents)}
+    steps = {"minimum": 0, "maximum": t.n_steps - 1}
+    schema = constrain_defs(schema_for(GraphDraft), {
+        **draft_rules(t.n_steps),
+        "AgentNodeDraft": {"subtask": ids, "agent": agents},
+        "SubtaskEdgeDraft": {"source": ids, "target": ids},
+        "AgentEdgeDraft": {"subtask": ids, "source": agents, "target": agents},
+        "StepEdgeDraft": {"producer": steps, "consumer": steps},
+    })
     schema["properties"]["subtasks"].update(minItems=1, maxItems=max_subtasks(t.n_steps))
+    schema["properties"]["step_edges"]["maxItems"] = MAX_STEP_EDGES
+    return schema
+
+
+async def build_structure(ctx: RunContext, graph: CausalGraph, exemplars: str, prefix: Prefix) -> None:
+    t = ctx.traj
+
+    def validate(d: GraphDraft) -> list[str]:
+        provisional = CausalGraph(case_id=t.id, n_steps=t.n_steps, agents=t.agents, subtasks=to_subtasks(d.subtasks))
+        return (node_problems(d.agent_nodes, t, provisional)
+                + edge_problems(d.subtask_edges, d.agent_edges, d.step_edges, t, provisional))[:8]
+
     try:
-        for round_ in range(1, MAX_REFLECTIONS + 1):
-            if not problems:
-                break
-            graph.reflection_rounds = round_
-            current, issues = _listing(drafts), "\n".join(f"- {p}" for p in problems)
-            ans = await ctx.ask(f"chief.reflect[{round_}]",
-                                lambda b: ctx.messages("chief/reflect", outline=view, subtasks=current, problems=issues),
-                                Decomposition, schema=schema, max_tokens=1200)
-            drafts = ans.subtasks
-            problems = range_problems(drafts, t.n_steps)
+        draft = await ctx.ask(
+            "chief.graph",
+            prefix.build(ctx, "chief/graph", exemplars=exemplars, evidence=evidence_text(graph),
+                         max_step_edges=MAX_STEP_EDGES, max_subtasks=max_subtasks(t.n_steps)),
+            GraphDraft, schema=graph_schema(ctx), validate=validate, max_tokens=3000)
     except InvalidAnswer as exc:
-        problems = [str(exc)]
-    if problems:
-        graph.degraded.append("decompose: ranges still invalid after reflection (" + "; ".join(problems)[:300]
-                              + "); using one subtask spanning the whole log")
-        drafts = [SubtaskDraft(name="Whole run", description="the entire log as one subtask", start=0, end=t.n_steps - 1)]
-    return drafts
+        graph.degraded.append(f"graph: answer invalid after the re-ask ({str(exc)[:200]}); one subtask spans the log, "
+                              "agent nodes carry no OTAR text, step edges come from literal values only")
+        graph.subtasks = to_subtasks([SubtaskDraft(name="Whole run", start=0, end=t.n_steps - 1)])
+        graph.agent_nodes = build_nodes([], t, graph)
+        graph.subtask_edges = fallback_subtask_edges(graph)
+        graph.step_edges = literal_step_edges(graph)
+        return
+    proposed = to_subtasks(draft.subtasks)
+    drafts = draft.subtasks
+    if range_problems(drafts, t.n_steps):
+        drafts = await reflect(ctx, graph, drafts, prefix)
+    graph.subtasks = to_subtasks(drafts)
+    nodes, sub_edges, agent_edges = draft.agent_nodes, draft.subtask_edges, draft.agent_edges
+    if [s.model_dump() for s in graph.subtasks] != [s.model_dump() for s in proposed]:
+        ids = remap(proposed, graph.subtasks)
+        nodes = [n.model_copy(update={"subtask": ids.get(n.subtask, n.subtask)}) for n in nodes]
+        agent_edges = [e.model_copy(update={"subtask": ids.get(e.subtask, e.subtask)}) for e in agent_edges]
+        sub_edges = [e for e in sub_edges if ids.get(e.source) != ids.get(e.target)]
+        sub_edges = [e.model_copy(update={"source": ids[e.source], "target": ids[e.target]}) for e in sub_edges
+                     if e.source in ids and e.target in ids]
+    graph.agent_nodes = build_nodes(nodes, t, graph)
+    build_edges(graph, t, sub_edges, agent_edges, draft.step_edges)
+    _complete_subtask_edges(graph)
 
 
-def remap(old: list[Subtask], new: list[Subtask]) -> dict[str, str]:
-    """Old subtask id -> the new subtask sharing most steps with it (after reflection changed the ranges)."""
-    mapping = {}
-    for o in old:
-        overlaps = [(len(set(o.steps) & set(n.steps)), n.id) for n in new]
-        best = max(overlaps) if overlaps else (0, new[0].id)
-        mapping[o.id] = best[1] if best[0] else new[0].id
-    return mapping
+def _complete_subtask_edges(graph: CausalGraph) -> None:
+    """Keep one edge per consecutive pair: the model's where it gave one, else a plain prerequisite."""
+    given = {(e.source, e.target): e for e in graph.subtask_edges}
+    fallback = {(e.source, e.target): e for e in fallback_subtask_edges(graph)}
+    graph.subtask_edges = [given.get(k, v) for k, v in fallback.items()]

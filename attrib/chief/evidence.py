@@ -35,6 +35,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, computed_field
 
 from ..agents import agent_key
+from ..text import clip
 from ..trajectory import Step, Trajectory
 
 LoopKind = Literal["instruction", "action", "message"]
@@ -126,10 +127,6 @@ def normalize_text(text: str, *, strip_urls: bool = False, strip_digits: bool = 
     return _WS.sub(" ", text.casefold()).strip()
 
 
-def _compact(text: str, limit: int) -> str:
-    flat = _WS.sub(" ", text).strip()
-    return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
-
 
 def loop_groups(
     traj: Trajectory,
@@ -185,7 +182,7 @@ def loop_groups(
                     agent=leader_step.agent,
                     kind=kind,
                     steps=sorted(items[p][0].index for p in group),
-                    sample=_compact(leader_text, 160),
+                    sample=clip(leader_text, 160),
                     matched_by="embedding" if group[0] in by_embedding else "text",
                 )
             )
@@ -222,7 +219,7 @@ class LiteralFlow(BaseModel):
         """One line for a prompt."""
         shown = ", ".join(map(str, self.consumer_steps[:max_steps]))
         more = f" (+{len(self.consumer_steps) - max_steps} more)" if len(self.consumer_steps) > max_steps else ""
-        value = _compact(self.value, 100)
+        value = clip(self.value, 100)
         return f"- {self.kind} {value!r}: step {self.producer_step} ({self.producer_agent}) -> steps {shown}{more}"
 
 

@@ -5,159 +5,25 @@ quotes, brackets, pipes, angle brackets and newlines in labels cannot break the 
 Node identifiers are generated (``sub0``, ``sub0_a1``, ``step12``) and never contain
 log text.
 
-The helpers :func:`columns` and :func:`step_ranges` are shared with
-:mod:`attrib.chief.report`, which draws the same structure as inline SVG.
+Exporters are plugins (:class:`Exporter` in :data:`EXPORTERS`); the layout they share with the
+HTML report lives in :mod:`attrib.chief.layout`.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal
 
 from ..agents import agent_key
 from ..attribution import Attribution
+from ..formatting import step_ranges
+from ..registry import Registry
 from ..trajectory import Trajectory
-from .graph import AgentNode, CausalGraph, Subtask
+from .graph import CausalGraph
+from .layout import LABEL_CHARS, Column, NodeView, columns, flat, key_steps, root_nodes
 
-Format = Literal["json", "mermaid", "dot", "html"]
 StepMode = Literal["key", "all", "none"]
-FORMATS: tuple[str, ...] = ("json", "mermaid", "dot", "html")
-
-#: longest label text (characters) written into Mermaid / DOT nodes and edges
-LABEL_CHARS = 60
-_WS = re.compile(r"\s+")
-
-
-@dataclass
-class NodeView:
-    """One agent inside one column, with the steps drawn under it."""
-
-    subtask: str
-    agent: str
-    steps: list[int] = field(default_factory=list)
-    node: AgentNode | None = None  # None: implied by steps or edges, not produced by the graph stage
-
-    @property
-    def implicit(self) -> bool:
-        return self.node is None
-
-
-@dataclass
-class Column:
-    """One subtask (or the trailing bucket of steps no subtask covers) and its agent nodes."""
-
-    key: str
-    title: str
-    subtask: Subtask | None
-    nodes: list[NodeView] = field(default_factory=list)
-
-    def node_for(self, agent: str) -> NodeView | None:
-        wanted = agent_key(agent)
-        return next((n for n in self.nodes if agent_key(n.agent) == wanted), None)
-
-    def ensure(self, agent: str) -> NodeView:
-        found = self.node_for(agent)
-        if found is None:
-            found = NodeView(subtask=self.key, agent=agent)
-            self.nodes.append(found)
-        return found
-
-
-UNASSIGNED = "(unassigned)"
-
-
-def columns(graph: CausalGraph, traj: Trajectory | None = None) -> list[Column]:
-    """Subtasks in order, each with its agent nodes and every step of its range placed under one node.
-
-    A step goes to the agent node of its subtask that lists it; otherwise (when ``traj``
-    is known) to the node of the agent that wrote it, created if needed. Agents named by
-    an agent edge but missing from the subtask get an implicit node. With ``traj``, steps
-    outside every subtask land in a final ``(unassigned)`` column.
-    """
-    n_steps = traj.n_steps if traj is not None else graph.n_steps
-    cols = [Column(key=s.id, title=f"{s.id} · {s.name}", subtask=s) for s in graph.subtasks]
-    by_key = {c.key: c for c in cols}
-    placed: set[int] = set()
-    for node in graph.agent_nodes:
-        col = by_key.get(node.subtask)
-        if col is None:
-            continue
-        view = col.node_for(node.agent)
-        if view is None:
-            view = NodeView(subtask=col.key, agent=node.agent, node=node)
-            col.nodes.append(view)
-        assert col.subtask is not None
-        for i in node.steps:
-            if col.subtask.start <= i <= col.subtask.end and 0 <= i < n_steps and i not in placed:
-                view.steps.append(i)
-                placed.add(i)
-    if traj is not None:
-        for col in cols:
-            assert col.subtask is not None
-            for i in col.subtask.steps:
-                if 0 <= i < n_steps and i not in placed:
-                    col.ensure(traj.steps[i].agent).steps.append(i)
-                    placed.add(i)
-        rest = [i for i in range(n_steps) if i not in placed]
-        if rest:
-            extra = Column(key=UNASSIGNED, title="steps outside every subtask", subtask=None)
-            for i in rest:
-                extra.ensure(traj.steps[i].agent).steps.append(i)
-            cols.append(extra)
-    for edge in graph.agent_edges:
-        col = by_key.get(edge.subtask)
-        if col is not None:
-            col.ensure(edge.source)
-            col.ensure(edge.target)
-    for col in cols:
-        for view in col.nodes:
-            view.steps.sort()
-    return cols
-
-
-def step_ranges(steps: list[int]) -> str:
-    """``[1, 2, 3, 7, 9, 10]`` -> ``'1-3, 7, 9-10'``."""
-    out: list[str] = []
-    for i in sorted(set(steps)):
-        if out and out[-1].split("-")[-1] == str(i - 1):
-            out[-1] = f"{out[-1].split('-')[0]}-{i}"
-        else:
-            out.append(str(i))
-    return ", ".join(out)
-
-
-def root_nodes(graph: CausalGraph, cols: list[Column]) -> set[tuple[str, str]]:
-    """``(column key, agent key)`` of the agent nodes blamed by the graph's root cause.
-
-    The node holding the root step when it is drawn; otherwise the root agent's nodes (in
-    candidate subtasks when there are any).
-    """
-    if graph.root_step is not None:
-        hits = {(c.key, agent_key(n.agent)) for c in cols for n in c.nodes if graph.root_step in n.steps}
-        if hits:
-            return hits
-    if graph.root_agent is None:
-        return set()
-    wanted = agent_key(graph.root_agent)
-    hits = {(c.key, agent_key(n.agent)) for c in cols for n in c.nodes if agent_key(n.agent) == wanted}
-    narrowed = {h for h in hits if h[0] in graph.candidate_subtasks}
-    return narrowed or hits
-
-
-def key_steps(graph: CausalGraph) -> set[int]:
-    """Steps worth drawing in a compact export: data-flow ends, candidates and the root step."""
-    out = {e.producer for e in graph.step_edges} | {e.consumer for e in graph.step_edges} | set(graph.candidate_steps)
-    if graph.root_step is not None:
-        out.add(graph.root_step)
-    return out
-
-
-def flat(text: str, limit: int = LABEL_CHARS) -> str:
-    """One line, at most ``limit`` characters (an ellipsis marks a cut)."""
-    text = _WS.sub(" ", text).strip()
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
 
 # ----------------------------------------------------------------------------- JSON
 
@@ -330,26 +196,40 @@ def to_dot(graph: CausalGraph, traj: Trajectory | None = None, *, steps: StepMod
     return "\n".join(lines) + "\n"
 
 
-# ----------------------------------------------------------------------------- dispatch
+# ----------------------------------------------------------------------------- registry
 
 
-def export(graph: CausalGraph, traj: Trajectory | None, fmt: Format | str, *,
-           attribution: Attribution | None = None) -> str:
-    """Render ``graph`` as ``json``, ``mermaid``, ``dot`` or ``html`` (the report needs ``traj``)."""
-    if fmt == "json":
-        return to_json(graph)
-    if fmt == "mermaid":
-        return to_mermaid(graph, traj)
-    if fmt == "dot":
-        return to_dot(graph, traj)
-    if fmt == "html":
-        if traj is None:
-            raise ValueError("the HTML report needs the trajectory (step texts)")
-        from .report import render_report  # late import: report imports this module
+@dataclass(frozen=True)
+class Exporter:
+    """A graph output format: ``render(graph, traj, attribution)`` returns the file's text."""
 
-        return render_report(graph, traj, attribution)
-    raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    name: str
+    render: Callable[[CausalGraph, Trajectory | None, Attribution | None], str]
+    needs_log: bool = False
 
 
-__all__ = ["FORMATS", "Column", "NodeView", "columns", "dot_text", "export", "key_steps", "mermaid_text",
-           "root_nodes", "step_ranges", "to_dot", "to_json", "to_mermaid"]
+def _html(graph: CausalGraph, traj: Trajectory | None, attribution: Attribution | None) -> str:
+    from .report import render_report  # the report's assets are only loaded when a report is asked for
+
+    assert traj is not None
+    return render_report(graph, traj, attribution)
+
+
+EXPORTERS: Registry[Exporter] = Registry("export format")
+EXPORTERS.register(Exporter("json", lambda g, t, a: to_json(g)))
+EXPORTERS.register(Exporter("mermaid", lambda g, t, a: to_mermaid(g, t)))
+EXPORTERS.register(Exporter("dot", lambda g, t, a: to_dot(g, t)))
+EXPORTERS.register(Exporter("html", _html, needs_log=True))
+FORMATS: tuple[str, ...] = tuple(EXPORTERS.names())
+
+
+def export(graph: CausalGraph, traj: Trajectory | None, fmt: str, *, attribution: Attribution | None = None) -> str:
+    """Render ``graph`` with the exporter ``fmt`` (json, mermaid, dot, html; the report needs ``traj``)."""
+    exporter = EXPORTERS.get(fmt)
+    if exporter.needs_log and traj is None:
+        raise ValueError(f"the {fmt} export needs the trajectory (step texts)")
+    return exporter.render(graph, traj, attribution)
+
+
+__all__ = ["EXPORTERS", "FORMATS", "Column", "Exporter", "NodeView", "columns", "dot_text", "export", "key_steps",
+           "mermaid_text", "root_nodes", "step_ranges", "to_dot", "to_json", "to_mermaid"]

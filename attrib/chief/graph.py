@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from ..attribution import HandoffDecision
 from .evidence import LiteralFlow, LoopGroup
 
 Scenario = Literal["local", "planning_control", "data_flow", "deviation_aware"]
@@ -93,6 +94,18 @@ class Verdict(BaseModel):
     target: str
     discrepancy: bool
     reason: str = ""
+    quote: str = Field(default="", description="step verdicts: words the verdict quotes from the step it judges")
+    quote_found: bool | None = Field(default=None, description="step verdicts: whether the quote occurs in that step's text")
+
+
+class StageView(BaseModel):
+    """What one CHIEF call was given and what it judged, so a reader can see why a step was or was not a candidate."""
+
+    stage: str
+    shown_in_full: list[int] = Field(default_factory=list, description="steps in the prompt (the whole log, in the shared prefix)")
+    shortened: list[int] = Field(default_factory=list, description="of those, steps cut to the per-step cap to fit the context window")
+    side_by_side: list[int] = Field(default_factory=list, description="steps shown again, paired, after the prefix")
+    judged: list[int] = Field(default_factory=list, description="steps this stage gave a verdict on or chose among")
 
 
 class Exemplar(BaseModel):
@@ -121,13 +134,16 @@ class CausalGraph(BaseModel):
     candidate_steps: list[int] = Field(default_factory=list)
     root_agent: str | None = None
     root_step: int | None = None
+    whole_log_step: int | None = Field(default=None, description="backtracking's most likely step from one whole-log reading, given first")
+    whole_log_reason: str = ""
     screening: dict[str, str] = Field(default_factory=dict, description="what each M3 stage concluded")
+    handoffs: list[HandoffDecision] = Field(default_factory=list, description="planner-or-executor decisions of the screening")
+    runner_up_step: int | None = None
+    runner_up_reason: str = ""
+    stage_views: list[StageView] = Field(default_factory=list)
     degraded: list[str] = Field(default_factory=list, description="stages that fell back, and how")
     reflection_rounds: int = 0
     step_agents: dict[int, str] = Field(default_factory=dict, description="agent acting at each step")
-
-    def subtask_of(self, step: int) -> Subtask | None:
-        return next((s for s in self.subtasks if s.start <= step <= s.end), None)
 
     def oracle_for(self, subtask_id: str) -> Oracle | None:
         return next((o for o in self.oracles if o.subtask == subtask_id), None)

@@ -1,4 +1,4 @@
-"""M2: virtual oracles, one per subtask (goal, preconditions, key evidence, acceptance criteria).
+"""M2: virtual oracles, one per subtask (goal, key evidence, acceptance criteria): their answer model and checks.
 
 The oracles are the intermediate supervision the log lacks. They are written in
 subtask order, each constrained by the task and the oracles before it, from the
@@ -9,7 +9,22 @@ subtask's checklist before it judges that subtask, and the graph is sent once.
 
 from __future__ import annotations
 
+from pydantic import BaseModel
+
 from .graph import Oracle
+
+
+class OracleDraft(BaseModel):
+    """One oracle as the model writes it, at the head of the backtracking answer."""
+
+    subtask: str
+    goal: str
+    key_evidence: list[str]
+    acceptance_criteria: list[str]
+
+
+def to_oracles(drafts: list[OracleDraft]) -> list[Oracle]:
+    return [Oracle(**d.model_dump()) for d in drafts]
 
 
 def oracle_problems(oracles: list[Oracle], subtask_ids: list[str]) -> list[str]:

@@ -1,6 +1,6 @@
 """M1 stage 2a: agent nodes, each agent's Observation / Thought / Action / Result inside one subtask.
 
-The agent nodes are asked for in the same call as the edges (:mod:`attrib.chief.structure`),
+The agent nodes are asked for in the same call as the edges (:mod:`attrib.chief.decompose`),
 because both need the full log and the log is the expensive part of every prompt.
 This module owns their answer shape, their validation against the log, and the
 deterministic fallback (nodes with steps but no OTAR text) used when that call stays invalid.

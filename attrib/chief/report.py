@@ -18,10 +18,13 @@ from html import escape
 
 from ..agents import agent_key
 from ..attribution import Attribution
+from ..formatting import step_ranges
 from ..trajectory import Trajectory
-from .export import UNASSIGNED, Column, columns, flat, root_nodes, step_ranges
 from .graph import CausalGraph, Verdict
+from .layout import UNASSIGNED, Column, columns, flat, root_nodes
 from .report_assets import AGENT_COLORS, CSS, FLOW_COLOR, JS, SUB_COLOR, legend
+from .report_stages import judged_section
+from .report_stages import table as _table
 
 PAD, COL_W, GAP, HEAD_H = 16, 236, 84, 62
 NODE_X, NODE_HEAD, NODE_GAP = 14, 44, 22
@@ -251,6 +254,13 @@ def _header(graph: CausalGraph, traj: Trajectory, att: Attribution | None) -> st
     return "".join(out) + "</header>"
 
 
+def _quote(v: Verdict) -> str:
+    if not v.quote:
+        return ""
+    found = "" if v.quote_found else ' <span class="badge bad">not in the step</span>'
+    return f' <span class="muted">“{_e(v.quote)}”</span>{found}'
+
+
 def _list(items: list[str]) -> str:
     return "<ul>" + "".join(f"<li>{_e(i)}</li>" for i in items) + "</ul>" if items else '<span class="muted">—</span>'
 
@@ -280,21 +290,12 @@ def _subtask_cards(graph: CausalGraph, cols: list[Column]) -> str:
         rows = [f"<li>{_badge(av)} <b>{_e(n.agent)}</b>: {_e(av.reason)}</li>"
                 for n in col.nodes if (av := v.agent.get((col.key, agent_key(n.agent)))) is not None]
         steps = {i for n in col.nodes for i in n.steps}
-        rows += [f"<li>{_badge(sv2)} {_step_button(i, graph.root_step)}: {_e(sv2.reason)}</li>"
+        rows += [f"<li>{_badge(sv2)} {_step_button(i, graph.root_step)}: {_e(sv2.reason)}{_quote(sv2)}</li>"
                  for i, sv2 in sorted(v.step.items()) if i in steps]
         if rows:
             parts.append('<div class="small"><b>Agent / step verdicts</b></div><ul class="vlist">' + "".join(rows) + "</ul>")
         cards.append("".join(parts) + "</div>")
     return '<h2>Subtasks, oracles and backtracking verdicts</h2><div class="cards">' + "".join(cards) + "</div>"
-
-
-def _table(title: str, headers: list[str], rows: list[list[str]]) -> str:
-    """A titled table of already-escaped cells, or a 'none found' note."""
-    if not rows:
-        return f'<h2>{title}</h2><p class="muted">none found</p>'
-    head = "".join(f"<th>{h}</th>" for h in headers)
-    return f"<h2>{title}</h2><table><tr>{head}</tr>" + "".join(
-        "<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows) + "</table>"
 
 
 def _evidence(graph: CausalGraph) -> str:
@@ -321,6 +322,7 @@ def _evidence(graph: CausalGraph) -> str:
                       [[_e(f.kind), f'<span class="mono">{_e(flat(f.value, 120))}</span>',
                         f"{_step_button(f.producer_step, root)} {_e(f.producer_agent)}", steps(f.consumer_steps),
                         mark([f.producer_step, *f.consumer_steps])] for f in graph.literal_flows]))
+    out.append(judged_section(graph, steps))
     exemplars = ", ".join(f"{x.id} ({x.score:.2f})" for x in graph.exemplars) or "none"
     out.append(f'<p class="small muted">reflection rounds: {graph.reflection_rounds} · '
                f"decomposition exemplars: {_e(exemplars)}</p>")

@@ -13,42 +13,15 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from ..errors import InputError
-from .compare import build_comparison, load_runs
+from ..cli_options import LabelsOpt
+from ..errors import ConfigError, InputError
+from .compare import compare_runs
 from .compare_render import print_table, render
-from .predictions import load_trajectories, read_predictions, score_predictions
-from .records import CaseRecord
 from .render import print_report
-from .scoring import N_BOOTSTRAP, SEED, SUBSETS, Report, build_report, group_by_config, random_expected
+from .score_file import score_file
+from .scoring import N_BOOTSTRAP, SEED
 
 FORMATS = ("table", "markdown", "csv", "json")
-
-
-def _check_subset(subset: str | None) -> None:
-    if subset is not None and subset not in SUBSETS:
-        raise InputError(None, f"--subset must be one of {', '.join(SUBSETS)}, got {subset!r}")
-
-
-def score_reports(
-    predictions: Path,
-    data: Path,
-    legacy: bool = False,
-    subset: str | None = None,
-    model: str = "unknown",
-    with_ground_truth: bool = True,
-    n_boot: int = N_BOOTSTRAP,
-    seed: int = SEED,
-) -> tuple[list[Report], list[CaseRecord], tuple[float, float]]:
-    """Score a predictions file against the logs of ``data``: one report per configuration."""
-    _check_subset(subset)
-    trajectories = load_trajectories(data, subset)
-    preds = read_predictions(predictions, model=model, with_ground_truth=with_ground_truth)
-    if not preds.records:
-        raise InputError(predictions, "holds no predictions")
-    records = score_predictions(preds, trajectories, legacy=legacy)
-    scoring = "legacy" if legacy else "exact"
-    reports = [build_report(recs, scoring, n_boot, seed) for recs in group_by_config(records).values()]
-    return reports, records, random_expected(trajectories)
 
 
 def score(
@@ -66,10 +39,12 @@ def score(
                                            help="Setting label for official-format predictions."),
     bootstrap: int = typer.Option(N_BOOTSTRAP, "--bootstrap", min=100, help="Bootstrap resamples for the CIs."),
     seed: int = typer.Option(SEED, "--seed", help="Bootstrap seed."),
+    labels: LabelsOpt = None,
 ) -> None:
     """Score predictions against gold labels: agent/step accuracy, tolerance curve, CIs, failed cases."""
-    reports, records, rnd = score_reports(predictions, data, legacy_scoring, subset, model, with_ground_truth,
-                                          bootstrap, seed)
+    result = score_file(predictions, data, legacy=legacy_scoring, subset=subset, model=model,
+                        with_ground_truth=with_ground_truth, n_boot=bootstrap, seed=seed, labels=labels)
+    reports, rnd = result.reports, result.random_expected
     if json_output:
         payload = {
             "predictions": str(predictions), "data": str(data), "subset": subset,
@@ -86,7 +61,7 @@ def score(
 
 def compare(
     run_dirs: list[Path] = typer.Argument(..., help="Run directories (config.json + cases.jsonl)."),
-    format: str = typer.Option("table", "--format", help="table, markdown, csv or json."),
+    to: str = typer.Option("table", "--to", help="Output: table, markdown, csv or json."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write to this file instead of the terminal."),
     plots: Optional[Path] = typer.Option(None, "--plots", help="Write tolerance.png and cost_frontier.png here."),
     reference: bool = typer.Option(False, "--reference", help="Add published rows for the same method and setting."),
@@ -96,22 +71,21 @@ def compare(
     seed: int = typer.Option(SEED, "--seed", help="Bootstrap seed."),
 ) -> None:
     """Compare runs: accuracy with CIs, tolerance, calls, tokens, USD and seconds per case."""
-    if format not in FORMATS:
-        raise InputError(None, f"--format must be one of {', '.join(FORMATS)}, got {format!r}")
-    _check_subset(subset)
-    comp = build_comparison(load_runs(run_dirs), reference=reference, subset=subset, by_subset=by_subset,
+    if to not in FORMATS:
+        raise ConfigError(f"--to must be one of {', '.join(FORMATS)}, got {to!r}")
+    comp = compare_runs(run_dirs, reference=reference, subset=subset, by_subset=by_subset,
                             n_boot=bootstrap, seed=seed)
     if out is not None:
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(render(comp, format), encoding="utf-8")  # type: ignore[arg-type]
+            out.write_text(render(comp, to), encoding="utf-8")  # type: ignore[arg-type]
         except OSError as exc:
             raise InputError(out, f"cannot write: {exc.strerror or exc}") from None
         typer.echo(f"wrote {out}")
-    elif format == "table":
+    elif to == "table":
         print_table(comp)
     else:
-        typer.echo(render(comp, format), nl=False)  # type: ignore[arg-type]
+        typer.echo(render(comp, to), nl=False)  # type: ignore[arg-type]
     if plots is not None:
         from .plots import write_plots
 

@@ -18,9 +18,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ..errors import InputError
+from ..formatting import accuracy
 from .records import CaseRecord, read_jsonl
 from .reference import ReferenceRow, find_reference
-from .scoring import N_BOOTSTRAP, SEED, TOLERANCES, Estimate, group_by_config, group_report
+from .scoring import N_BOOTSTRAP, SEED, TOLERANCES, Estimate, check_subset, group_by_config, group_report
 
 SHOWN_TOLERANCES = (1, 3, 5)
 
@@ -48,14 +49,7 @@ class Cell(BaseModel):
 
     def text(self, ci: bool = True) -> str:
         """``'54.3 [47.1-61.2]'``, ``'54.3'`` or ``'-'``."""
-        if self.acc is None:
-            return "-"
-        out = f"{self.acc:.1f}"
-        if ci and self.low is not None and self.high is not None:
-            out += f" [{self.low:.1f}-{self.high:.1f}]"
-        if self.std is not None:
-            out += f" ±{self.std:.1f}"
-        return out
+        return accuracy(self.acc, self.low if ci else None, self.high if ci else None, self.std)
 
 
 class CompareRow(BaseModel):
@@ -274,8 +268,17 @@ def build_comparison(
     return Comparison(rows=rows, prices=collect_prices(runs))
 
 
+def compare_runs(run_dirs: Sequence[str | Path], *, reference: bool = False, subset: str | None = None,
+                 by_subset: bool = False, n_boot: int = N_BOOTSTRAP, seed: int = SEED,
+                 on_warning: Callable[[str], None] | None = None) -> Comparison:
+    """Read run directories and compare them (the library side of ``attrib compare``)."""
+    check_subset(subset)
+    return build_comparison(load_runs(run_dirs, on_warning), reference=reference, subset=subset,
+                            by_subset=by_subset, n_boot=n_boot, seed=seed)
+
+
 __all__ = [
     "Cell", "CompareRow", "Comparison", "PriceRow", "RunData", "SHOWN_TOLERANCES", "TOLERANCES",
-    "build_comparison", "collect_prices", "gt_text", "load_run", "load_runs", "measured_row", "reference_row",
+    "build_comparison", "collect_prices", "compare_runs", "gt_text", "load_run", "load_runs", "measured_row", "reference_row",
     "reference_rows",
 ]

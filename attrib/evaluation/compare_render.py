@@ -11,6 +11,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from ..formatting import accuracy
 from .compare import SHOWN_TOLERANCES, Cell, Comparison, CompareRow, gt_text
 
 Format = Literal["table", "markdown", "csv", "json"]
@@ -32,12 +33,7 @@ def _usd(value: float | None) -> str:
 
 def _compact(cell: Cell) -> str:
     """``'57.1 [51-64]'``: CI bounds rounded to fit a terminal (exact values in CSV/JSON/Markdown)."""
-    if cell.acc is None:
-        return "-"
-    out = f"{cell.acc:.1f}"
-    if cell.low is not None and cell.high is not None:
-        out += f" [{cell.low:.0f}-{cell.high:.0f}]"
-    return out + (f" sd{cell.std:.1f}" if cell.std is not None else "")
+    return accuracy(cell.acc, cell.low, cell.high, cell.std, ci_digits=0)
 
 
 def row_cells(row: CompareRow, compact: bool = False) -> list[str]:

@@ -24,11 +24,12 @@ from pydantic import BaseModel, ValidationError
 from .. import jsonsafe
 from ..attribution import Attribution
 from ..errors import InputError
-from ..readers import iter_log_paths, load_log
+from ..readers import iter_log_paths
+from ..readers.label_file import load_labelled, load_labels
 from ..trajectory import Trajectory
 from .legacy import legacy_rescore
 from .official import looks_official, read_official
-from .records import CaseRecord, parse_jsonl
+from .records import FAILED_KINDS, CaseRecord, parse_jsonl
 
 Kind = Literal["records", "attributions", "official"]
 Warn = Callable[[str], None]
@@ -56,7 +57,8 @@ def _from_attribution_dict(data: dict) -> CaseRecord:
         case_id=att.case_id, path=att.log_path, n_steps=0, method=att.method, model=att.model,
         with_ground_truth=att.with_ground_truth, status=att.status, pred_agent=att.agent, pred_step=att.step,
         calls=u.calls, cached_calls=u.cached_calls, input_tokens=u.input_tokens,
-        cached_input_tokens=u.cached_input_tokens, output_tokens=u.output_tokens, cost_usd=u.cost_usd, seconds=u.seconds, error=att.error,
+        cached_input_tokens=u.cached_input_tokens, output_tokens=u.output_tokens, cost_usd=u.cost_usd,
+        seconds=u.seconds, error=att.error, error_kind=FAILED_KINDS.get(att.status),
     )
 
 
@@ -139,16 +141,18 @@ def read_predictions(
     return Predictions(path=str(p), kind=kind, records=parse_jsonl(p, parse, warn or _warn))
 
 
-def load_trajectories(data: str | Path, subset: str | None = None) -> list[Trajectory]:
-    """Every labelled log under ``data`` (optionally only one subset)."""
-    trajs = [load_log(p) for p in iter_log_paths([data])]
+def load_trajectories(data: str | Path, subset: str | None = None,
+                      labels: str | Path | None = None) -> list[Trajectory]:
+    """Every labelled log under ``data`` (optionally only one subset), with the labels of a label file applied."""
+    gold = load_labels(labels) if labels else None
+    trajs = [load_labelled(p, gold) for p in iter_log_paths([data])]
     if subset:
         trajs = [t for t in trajs if t.subset == subset]
         if not trajs:
             raise InputError(data, f"no logs of subset {subset!r}")
     labelled = [t for t in trajs if t.gold is not None]
     if not labelled:
-        raise InputError(data, "no log carries a gold label (mistake_agent / mistake_step)")
+        raise InputError(data, "no log carries a gold label (mistake_agent / mistake_step, or --labels FILE)")
     return labelled
 
 

@@ -7,7 +7,6 @@ line while an evaluation runs, so a killed writer can leave a truncated last lin
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -22,6 +21,9 @@ from ..trajectory import Trajectory
 
 Subset = Literal["algorithm-generated", "hand-crafted"]
 
+# error_kind of an attribution that came back without an answer, by its status
+FAILED_KINDS = {"invalid": "invalid_answer", "error": "llm", "infrastructure_failure": "infrastructure"}
+
 
 class CaseRecord(BaseModel):
     """The prediction of one configuration on one case, with its gold label and its cost."""
@@ -29,6 +31,7 @@ class CaseRecord(BaseModel):
     case_id: str
     path: str | None = None
     subset: Subset | None = None
+    source_format: str | None = Field(None, description="the reader that read the log (who-and-when, tau-bench, ...)")
     n_steps: int
     method: str
     model: str
@@ -51,7 +54,8 @@ class CaseRecord(BaseModel):
     seconds: float = 0.0
     error: str | None = None
     error_kind: str | None = Field(None, description="stable class of a failed case: input, config, llm, "
-                                   "invalid_answer, internal (see attrib.evaluation.runner.error_kind)")
+                                   "invalid_answer, infrastructure (the run died on infrastructure), internal "
+                                   "(see attrib.evaluation.runner.error_kind)")
 
     @classmethod
     def from_attribution(cls, att: Attribution, traj: Trajectory, run: int = 0) -> "CaseRecord":
@@ -68,6 +72,7 @@ class CaseRecord(BaseModel):
             case_id=traj.id,
             path=traj.path or att.log_path,
             subset=traj.subset if traj.subset in ("algorithm-generated", "hand-crafted") else None,
+            source_format=traj.source_format,
             n_steps=traj.n_steps,
             method=att.method,
             model=att.model,
@@ -104,6 +109,7 @@ class CaseRecord(BaseModel):
             "n_steps": traj.n_steps,
             "subset": traj.subset if traj.subset in ("algorithm-generated", "hand-crafted") else self.subset,
             "path": traj.path or self.path,
+            "source_format": traj.source_format,
             "gold_agent": gold.agent if gold else None,
             "gold_step": gold.step if gold else None,
             **score.model_dump(),

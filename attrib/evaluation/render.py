@@ -6,6 +6,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from ..formatting import accuracy
+
 from .compare import gt_text
 from .scoring import TOLERANCES, Estimate, GroupReport, Report
 
@@ -14,8 +16,7 @@ MAX_IDS = 20
 
 def _with_ci(e: Estimate) -> str:
     """``'57.1 [51-64]'`` (CI bounds rounded for width; exact values are in the JSON), plus the run sd."""
-    text = f"{e.acc:.1f} [{e.ci_low:.0f}-{e.ci_high:.0f}]"
-    return text + (f" sd {e.run_std:.1f}" if e.run_std is not None else "")
+    return accuracy(e.acc, e.ci_low, e.ci_high, e.run_std, ci_digits=0)
 
 
 def _group_cells(g: GroupReport, tolerances: tuple[int, ...]) -> list[str]:
@@ -26,7 +27,7 @@ def _group_cells(g: GroupReport, tolerances: tuple[int, ...]) -> list[str]:
 
 
 def report_table(report: Report) -> Table:
-    """One table: overall, subsets, length bands (failed counts per group are in the JSON form)."""
+    """One table: overall, subsets, log formats (when several), length bands (failed counts per group are in the JSON form)."""
     tolerances = tuple(k for k in TOLERANCES if k > 0) if report.scoring == "exact" else ()
     gt = gt_text(report.with_ground_truth)
     title = f"{report.method} · {report.model} · {gt} — {report.scoring} scoring, accuracy % [95% CI]"
@@ -42,6 +43,10 @@ def report_table(report: Report) -> Table:
         table.add_section()
         for g in report.subsets.values():
             table.add_row(*_group_cells(g, tolerances))
+    if len(report.sources) > 1:
+        table.add_section()
+        for name, g in report.sources.items():
+            table.add_row(*_group_cells(g.model_copy(update={"name": f"{name} logs"}), tolerances))
     if report.bands:
         table.add_section()
         for name, g in report.bands.items():

@@ -21,19 +21,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from ..api import make_client, predict_async
+from ..prediction import make_client, predict_async
 from ..errors import ConfigError, InputError, LLMError
 from ..llm.client import LLMClient
 from ..llm.config import load_config
 from ..methods import get as get_method
-from ..readers import iter_log_paths, load_log
+from ..readers import iter_log_paths
+from ..readers.label_file import load_labelled, load_labels
 from ..trajectory import Trajectory
-from .records import CaseRecord, read_jsonl
+from .records import FAILED_KINDS, CaseRecord, read_jsonl
 
 
 class EvalConfig(BaseModel):
+    """What a batch runs (``config.json`` of a run directory); unknown fields are an error."""
+
+    model_config = ConfigDict(extra="forbid")
+
     paths: list[str]
     methods: list[str]
     models: list[str | None] = Field(default_factory=lambda: [None])
@@ -48,11 +53,13 @@ class EvalConfig(BaseModel):
     chief_modules: str = "full"
     kb_dir: str | None = None
     log_format: str = "auto"
+    config_path: str | None = Field(default=None, description="attrib.toml with profiles and prices")
+    labels: str | None = None
 
     def identity(self) -> dict:
         """What decides the results (budgets, limits and concurrency do not)."""
         return self.model_dump(include={"paths", "methods", "models", "base_url", "ground_truth", "runs", "seed",
-                                        "chief_modules", "log_format"})
+                                        "chief_modules", "log_format", "labels"})
 
     def default_dir(self) -> Path:
         digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:10]
@@ -87,7 +94,7 @@ class Tally:
         self.done += 1
         self.agent_ok += bool(rec.agent_correct)
         self.step_ok += bool(rec.step_correct)
-        self.failed += rec.status in ("invalid", "error")
+        self.failed += rec.status in ("invalid", "error", "infrastructure_failure")
         self.tokens += rec.input_tokens + rec.output_tokens
         if rec.cost_usd is None:
             self.usd_known = False
@@ -137,9 +144,10 @@ def prepare_dir(config: EvalConfig, out: Path | None) -> tuple[Path, list[CaseRe
     cfg_path = directory / "config.json"
     if cfg_path.exists():
         old = json.loads(cfg_path.read_text(encoding="utf-8"))
-        if EvalConfig(**old).identity() != config.identity():
+        fields = {k: v for k, v in old.items() if k in EvalConfig.model_fields}  # config.json also records prices
+        if EvalConfig(**fields).identity() != config.identity():
             raise ConfigError(f"{directory}: holds a run with a different configuration; choose another --out")
-    prices = {name: p.model_dump() for name, p in load_config().prices.items()}
+    prices = {name: p.model_dump() for name, p in load_config(config.config_path).prices.items()}
     cfg_path.write_text(json.dumps({**config.model_dump(), "prices": prices}, indent=2), encoding="utf-8")
     cases = directory / "cases.jsonl"
     _drop_partial_line(cases)
@@ -169,7 +177,7 @@ def failed_record(job: Job, model: str, exc: BaseException, traj: Trajectory | N
     """A case that produced no attribution: wrong on both levels, with its error and its kind."""
     subset = traj.subset if traj else _subset_from_path(job.path)
     return CaseRecord(case_id=traj.id if traj else Path(job.path).stem, path=job.path, subset=subset,
-                      n_steps=traj.n_steps if traj else 0, method=job.method, model=model,
+                      source_format=traj.source_format if traj else None, n_steps=traj.n_steps if traj else 0, method=job.method, model=model,
                       with_ground_truth=job.with_ground_truth, run=job.run, status="error",
                       gold_agent=traj.gold.agent if traj and traj.gold else None,
                       gold_step=traj.gold.step if traj and traj.gold else None,
@@ -192,6 +200,7 @@ class Evaluator:
         self.done_keys = {(r.path, r.method, r.model, r.with_ground_truth, r.run) for r in done}
         self.clients: dict[str | None, LLMClient] = {}
         self.logs: dict[str, Trajectory | InputError] = {}
+        self.labels = load_labels(config.labels) if config.labels else None
 
     def jobs(self) -> list[Job]:
         paths = [str(p) for p in iter_log_paths(self.config.paths)]
@@ -202,18 +211,19 @@ class Evaluator:
 
     def client(self, model: str | None) -> LLMClient:
         if model not in self.clients:
-            self.clients[model] = make_client(model, self.config.base_url, cache=self.cache, offline=self.offline,
+            self.clients[model] = make_client(model, self.config.base_url, config=self.config.config_path,
+                                              cache=self.cache, offline=self.offline,
                                               concurrency=self.config.concurrency)
             self.clients[model].warm_up()
         return self.clients[model]
 
     def model_name(self, job: Job) -> str:
-        return "none" if not get_method(job.method).NEEDS_MODEL else self.client(job.model).settings.model
+        return "none" if not get_method(job.method).needs_model else self.client(job.model).settings.model
 
     def log(self, path: str) -> Trajectory | InputError:
         if path not in self.logs:
             try:
-                self.logs[path] = load_log(path, self.config.log_format)
+                self.logs[path] = load_labelled(path, self.labels, self.config.log_format)
             except InputError as exc:
                 self.logs[path] = exc
         return self.logs[path]
@@ -240,17 +250,17 @@ class Evaluator:
                 return failed_record(job, model, loaded, None)
             traj = loaded
             method = get_method(job.method)
-            client = self.client(job.model) if method.NEEDS_MODEL else None
+            client = self.client(job.model) if method.needs_model else None
             att = await predict_async(traj, job.method, client=client, with_ground_truth=job.with_ground_truth,
                                       seed=self.config.seed + job.run, chief_modules=self.config.chief_modules,
                                       kb_dir=self.config.kb_dir)
             rec = CaseRecord.from_attribution(att, traj, run=job.run)
         except Exception as exc:  # noqa: BLE001 - the case boundary (see the docstring)
             return failed_record(job, model, exc, traj)
-        if att.status in ("invalid", "error"):
+        if att.status in FAILED_KINDS:
             rec = rec.model_copy(update={"agent_correct": False if traj.gold else None,
                                          "step_correct": False if traj.gold else None,
-                                         "error_kind": "invalid_answer" if att.status == "invalid" else "llm"})
+                                         "error_kind": FAILED_KINDS[att.status]})
         return rec
 
     async def run(self, jobs: list[Job]) -> Tally:

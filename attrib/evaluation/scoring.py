@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from ..agents import agent_key
+from ..errors import InputError
+from ..formatting import accuracy
 
 if TYPE_CHECKING:
     from ..trajectory import Trajectory
@@ -35,6 +37,12 @@ if TYPE_CHECKING:
 
 TOLERANCES: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
 SUBSETS: tuple[str, ...] = ("algorithm-generated", "hand-crafted")
+
+
+def check_subset(subset: str | None) -> None:
+    """A subset filter must name a Who&When subset (InputError otherwise)."""
+    if subset is not None and subset not in SUBSETS:
+        raise InputError(None, f"--subset must be one of {', '.join(SUBSETS)}, got {subset!r}")
 BANDS: tuple[tuple[str, int, int | None], ...] = (
     ("1-10", 1, 10),
     ("11-20", 11, 20),
@@ -112,11 +120,8 @@ class Estimate(BaseModel):
     run_std: float | None = None
 
     def short(self) -> str:
-        """``'54.3 [47.1, 61.2]'`` (plus ``± std`` over runs when known)."""
-        text = f"{self.acc:.1f} [{self.ci_low:.1f}, {self.ci_high:.1f}]"
-        if self.run_std is not None:
-            text += f" ±{self.run_std:.1f}sd"
-        return text
+        """``'54.3 [47.1-61.2]'`` (plus ``±std`` over runs when known)."""
+        return accuracy(self.acc, self.ci_low, self.ci_high, self.run_std)
 
 
 def bootstrap_ci(
@@ -139,14 +144,6 @@ def bootstrap_ci(
         low, high = np.quantile(means, [lo_q, hi_q])
         out.append((100 * float(low), 100 * float(high)))
     return out
-
-
-def _quantile(sorted_values: list[float], q: float) -> float:
-    """Linear-interpolation quantile of an already sorted list."""
-    pos = q * (len(sorted_values) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
 # --------------------------------------------------------------------------- reports
@@ -178,6 +175,7 @@ class Report(BaseModel):
     overall: GroupReport
     subsets: dict[str, GroupReport] = Field(default_factory=dict)
     bands: dict[str, GroupReport] = Field(default_factory=dict)
+    sources: dict[str, GroupReport] = Field(default_factory=dict, description="per log format (source_format)")
 
 
 def case_label(record: "CaseRecord") -> str:
@@ -255,6 +253,9 @@ def build_report(
     first = recs[0] if recs else None
     subsets = {s: [r for r in recs if r.subset == s] for s in SUBSETS}
     bands = {b: [r for r in recs if band_of(r.n_steps) == b] for b, _, _ in BANDS}
+    sources: dict[str, list[CaseRecord]] = defaultdict(list)
+    for r in recs:
+        sources[r.source_format or "unknown"].append(r)
     return Report(
         scoring=scoring,
         method=first.method if first else None,
@@ -264,6 +265,7 @@ def build_report(
         overall=group_report("all", recs, tol, n_boot, seed),
         subsets={s: group_report(s, v, tol, n_boot, seed) for s, v in subsets.items() if v},
         bands={b: group_report(b, v, tol, n_boot, seed) for b, v in bands.items() if v},
+        sources={s: group_report(s, sources[s], tol, n_boot, seed) for s in sorted(sources)},
     )
 
 

@@ -16,42 +16,36 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ..cli_options import KbDirOpt
 from ..errors import ConfigError
-from .entries import READERS
+from ..text import clip
 
 kb_app = typer.Typer(
     name="kb",
-    help="Knowledge base of solved GAIA / AssistantBench tasks used as CHIEF decomposition exemplars.",
+    help="Knowledge base of solved GAIA / AssistantBench tasks (and your own solved runs) used as CHIEF decomposition exemplars.",
     no_args_is_help=True,
 )
 
-DirOption = Annotated[
-    Path | None,
-    typer.Option("--dir", help="Knowledge-base folder (default: $ATTRIB_CACHE_DIR/kb or the user cache dir)."),
-]
 
-
-def _excerpt(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
 
 
 @kb_app.command("build")
 def build_command(
     gaia: Annotated[Path | None, typer.Option("--gaia", help="GAIA metadata JSONL (task_id, Question, the annotator's Steps).")] = None,
     assistantbench: Annotated[Path | None, typer.Option("--assistantbench", help="AssistantBench JSONL (id, task, explanation).")] = None,
-    directory: DirOption = None,
+    directory: KbDirOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if the sources did not change.")] = False,
+    from_runs: Annotated[Path | None, typer.Option("--from-runs", help="Folder of your own solved runs (any log format marked solved, e.g. tau-bench reward 1, or JSONL of {task, solution}): exemplars from your domain.")] = None,
 ) -> None:
-    """Embed the benchmark tasks and save the index (reused when the sources are unchanged)."""
-    from .store import build
+    """Embed the benchmark tasks (and your solved runs) and save the index (reused when the sources are unchanged)."""
+    from .store import SOURCE_NAMES, build
 
-    if gaia is None and assistantbench is None:
-        raise ConfigError("attrib kb build needs --gaia FILE and/or --assistantbench FILE")
+    if gaia is None and assistantbench is None and from_runs is None:
+        raise ConfigError("attrib kb build needs --gaia FILE, --assistantbench FILE and/or --from-runs DIR")
     started = time.perf_counter()
-    kb = build(gaia, assistantbench, directory=directory, force=force)
+    kb = build(gaia, assistantbench, directory=directory, force=force, runs=from_runs)
     seconds = time.perf_counter() - started
-    parts = ", ".join(f"{kb.sources[name].get('entries', '?')} {name}" for name in READERS if name in kb.sources)
+    parts = ", ".join(f"{kb.sources[name].get('entries', '?')} {name}" for name in SOURCE_NAMES if name in kb.sources)
     action = "rebuilt" if kb.rebuilt else "reused (sources unchanged)"
     console = Console()
     console.print(f"knowledge base {action}: {len(kb)} entries ({parts}) in {seconds:.2f} s", soft_wrap=True)
@@ -63,7 +57,7 @@ def search_command(
     text: Annotated[str, typer.Argument(help="Query text (e.g. a task question).")],
     k: Annotated[int, typer.Option("-k", "--top", min=1, help="How many hits to show.")] = 5,
     as_json: Annotated[bool, typer.Option("--json", help="Print the hits as JSON instead of a table.")] = False,
-    directory: DirOption = None,
+    directory: KbDirOpt = None,
 ) -> None:
     """Show the knowledge-base entries most similar to TEXT."""
     from .store import KnowledgeBase
@@ -83,7 +77,7 @@ def search_command(
     table.add_column("id", overflow="fold", max_width=14)
     table.add_column("question", overflow="fold")
     for hit in hits:
-        table.add_row(f"{hit.score:.3f}", hit.entry.source, hit.entry.id[:12], _excerpt(hit.entry.question, 110))
+        table.add_row(f"{hit.score:.3f}", hit.entry.source, hit.entry.id[:12], clip(hit.entry.question, 110))
     Console().print(table)
 
 

@@ -33,12 +33,13 @@ def _key_like(row: dict[str, Any], name: str) -> str | None:
     wanted = name.replace("_", "").replace(" ", "").casefold()
     return next((k for k in row if isinstance(k, str) and k.replace("_", "").replace(" ", "").casefold() == wanted), None)
 
-Source = Literal["GAIA", "AssistantBench"]
+Source = Literal["GAIA", "AssistantBench", "Runs"]
 
 #: prompt labels of the two parts of an entry, per source
 LABELS: dict[str, tuple[str, str]] = {
     "GAIA": ("Question", "Steps"),
     "AssistantBench": ("Task", "Explanation"),
+    "Runs": ("Task", "Solution"),
 }
 
 

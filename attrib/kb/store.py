@@ -28,17 +28,23 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, InputError
+from ..paths import cache_root
 from .embed import DIM, MODEL_NAME, embed
 from .entries import READERS, KBEntry
 from .retrieve import Hit, search
+from .runs import folder_sha256, read_runs
+
+#: the source holding the user's own solved runs (a folder, see attrib.kb.runs)
+RUNS = "runs"
+#: every source, in the order its entries are stored
+SOURCE_NAMES = (*READERS, RUNS)
 
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 INDEX = "index.faiss"
 QUESTIONS = "questions.npy"
 ENTRIES = "entries.jsonl"
-CACHE_ENV = "ATTRIB_CACHE_DIR"
-BUILD_HINT = "build one with: attrib kb build --gaia FILE --assistantbench FILE"
+BUILD_HINT = "build one with: attrib kb build --gaia FILE --assistantbench FILE [--from-runs DIR]"
 
 
 # KnowledgeBase.default() results per folder, with the manifest mtime they were loaded at
@@ -57,12 +63,7 @@ def kb_dir(directory: str | Path | None = None) -> Path:
     """Where the knowledge base lives (see the module docstring for the precedence)."""
     if directory is not None:
         return Path(directory).expanduser()
-    env = os.environ.get(CACHE_ENV, "").strip()
-    if env:
-        return Path(env).expanduser() / "kb"
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("attrib")) / "kb"
+    return cache_root() / "kb"
 
 
 def sha256_file(path: Path) -> str:
@@ -125,10 +126,11 @@ class KnowledgeBase:
         if kb is None:
             raise ConfigError(f"no knowledge base in {folder}; {BUILD_HINT}")
         remembered = {name: Path(rec["path"]) for name, rec in kb.sources.items() if rec.get("path")}
-        if remembered and all(p.is_file() for p in remembered.values()):
-            changed = any(sha256_file(p) != kb.sources[n].get("sha256") for n, p in remembered.items())
+        if remembered and all(p.exists() for p in remembered.values()):
+            changed = any(source_sha256(n, p) != kb.sources[n].get("sha256") for n, p in remembered.items())
             if changed:
-                kb = build(remembered.get("gaia"), remembered.get("assistantbench"), directory=folder)
+                kb = build(remembered.get("gaia"), remembered.get("assistantbench"), directory=folder,
+                           runs=remembered.get("runs"))
         _DEFAULT_CACHE[folder] = ((folder / MANIFEST).stat().st_mtime_ns, kb)
         return kb
 
@@ -195,15 +197,27 @@ def load(directory: str | Path | None = None) -> KnowledgeBase | None:
     return KnowledgeBase(entries=entries, index=index, question_vectors=qvecs, manifest=manifest, directory=folder)
 
 
-def _source_paths(gaia: str | Path | None, assistantbench: str | Path | None) -> dict[str, Path]:
-    given = {"gaia": gaia, "assistantbench": assistantbench}
+def _source_paths(gaia: str | Path | None, assistantbench: str | Path | None,
+                  runs: str | Path | None = None) -> dict[str, Path]:
+    given = {"gaia": gaia, "assistantbench": assistantbench, RUNS: runs}
     paths = {name: Path(p).expanduser().resolve() for name, p in given.items() if p is not None}
     if not paths:
         raise ConfigError(f"no knowledge-base source given; {BUILD_HINT}")
-    for path in paths.values():
-        if not path.is_file():
+    for name, path in paths.items():
+        if name == RUNS and not path.is_dir():
+            raise InputError(path, "no such directory" if not path.exists() else "not a directory")
+        if name != RUNS and not path.is_file():
             raise InputError(path, "no such file" if not path.exists() else "not a file")
     return paths
+
+
+def source_sha256(name: str, path: Path) -> str:
+    """The digest a source is remembered by: the file's bytes, or for the runs folder all its log files."""
+    return folder_sha256(path) if name == RUNS else sha256_file(path)
+
+
+def _read_source(name: str, path: Path) -> list[KBEntry]:
+    return read_runs(path).entries if name == RUNS else READERS[name](path)
 
 
 def _reusable(kb: KnowledgeBase, hashes: dict[str, str]) -> bool:
@@ -216,15 +230,16 @@ def build(
     assistantbench: str | Path | None,
     directory: str | Path | None = None,
     force: bool = False,
+    runs: str | Path | None = None,
 ) -> KnowledgeBase:
-    """Build (or reuse) the knowledge base from the given source files.
+    """Build (or reuse) the knowledge base from the given source files (and folder of solved runs).
 
     Reuses the saved base when the same sources with the same sha256 were used to build
     it, unless ``force``. The returned base's ``rebuilt`` says which happened.
     """
     folder = kb_dir(directory)
-    paths = _source_paths(gaia, assistantbench)
-    hashes = {name: sha256_file(path) for name, path in paths.items()}
+    paths = _source_paths(gaia, assistantbench, runs)
+    hashes = {name: source_sha256(name, path) for name, path in paths.items()}
     if not force:
         try:
             existing = load(folder)
@@ -242,10 +257,10 @@ def build(
     entries: list[KBEntry] = []
     sources: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
-    for name, reader in READERS.items():
+    for name in SOURCE_NAMES:
         if name not in paths:
             continue
-        read = reader(paths[name])
+        read = _read_source(name, paths[name])
         clash = next((e.id for e in read if e.id in seen), None)
         if clash is not None:
             raise InputError(paths[name], f"id {clash!r} also appears in another source")

@@ -7,8 +7,14 @@ backend only says whether a failure is worth retrying (:class:`TransientError`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..registry import Registry
+
+if TYPE_CHECKING:
+    from .config import ModelSettings
 
 
 @dataclass
@@ -48,3 +54,28 @@ class Backend(Protocol):
     def cache_identity(self) -> dict[str, Any]:
         """What besides the request decides the answer (model, endpoint); never secrets."""
         ...
+
+
+BackendFactory = Callable[["ModelSettings"], Backend]
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """A registered backend: its name (``ModelSettings.backend``) and how to build one for a model."""
+
+    name: str
+    create: BackendFactory
+    summary: str = ""
+
+
+BACKENDS: Registry[BackendSpec] = Registry("backend")
+
+
+def register_backend(name: str, summary: str = "") -> Callable[[BackendFactory], BackendFactory]:
+    """Register the decorated factory as backend ``name``."""
+
+    def register(factory: BackendFactory) -> BackendFactory:
+        BACKENDS.register(BackendSpec(name=name, create=factory, summary=summary))
+        return factory
+
+    return register

@@ -10,20 +10,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 from pydantic import BaseModel
+
+from ..paths import cache_root
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("ATTRIB_CACHE_DIR")
-    return Path(root) if root else Path(platformdirs.user_cache_dir("attrib"))
+    return cache_root()
 
 
 def request_key(request: dict[str, Any]) -> str:

@@ -19,7 +19,6 @@ comparable across runs while its cost stays 0).
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
 from collections.abc import Callable
@@ -30,7 +29,8 @@ from pydantic import BaseModel
 
 from ..attribution import CallRecord
 from ..errors import LLMError
-from .backend import Backend, BackendRequest, BackendResponse, TransientError
+from . import backends as _builtin_backends  # noqa: F401  (registers openai, local, mock)
+from .backend import BACKENDS, Backend, BackendRequest, BackendResponse, TransientError
 from .cache import Cache, CachedAnswer, request_key
 from .config import Config, ModelSettings
 from .parsing import ParseError, parse_answer
@@ -54,13 +54,8 @@ class Answer(Generic[T]):
 
 
 def make_backend(settings: ModelSettings) -> Backend:
-    if settings.backend == "local":
-        from .local_backend import LocalBackend
-
-        return LocalBackend(settings)
-    from .openai_backend import OpenAIBackend
-
-    return OpenAIBackend(settings)
+    """Build the registered backend named by ``settings.backend``."""
+    return BACKENDS.get(settings.backend).create(settings)
 
 
 class LLMClient:
@@ -101,9 +96,6 @@ class LLMClient:
 
     def fits_estimate(self, estimate: int | None, max_tokens: int | None = None) -> bool:
         return estimate is None or estimate + (max_tokens or self.settings.max_output_tokens) <= self.settings.context_window
-
-    def fits(self, messages: list[dict[str, str]]) -> bool:
-        return self.fits_estimate(count_message_tokens(messages))
 
     # -- the one entry point -------------------------------------------------
     async def ask(self, *, stage: str, messages: list[dict[str, str]], answer: type[T],
@@ -219,6 +211,3 @@ def _check(text: str, answer: type[T], validate: Validator | None) -> tuple[T | 
     problems = validate(value) if validate else []
     return value, problems
 
-
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True)

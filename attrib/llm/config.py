@@ -21,6 +21,8 @@ Order of precedence (first wins):
 
 4. nothing configured: the embedded demo model (``local``).
 
+``mock`` answers with schema-valid samples in process: a zero-cost dry run of a pipeline.
+
 ``local`` runs SmolLM2-135M-Instruct in process; ``gguf:/path/model.gguf`` runs any local GGUF.
 """
 
@@ -38,6 +40,7 @@ from ..errors import ConfigError
 from .pricing import BUILTIN_PRICES, Price
 
 LOCAL_MODEL = "local"
+MOCK_MODEL = "mock"
 DEFAULT_CONTEXT = 128_000
 LOCAL_CONTEXT = 8192
 
@@ -46,7 +49,7 @@ class ModelSettings(BaseModel):
     """Everything needed to reach one model. The key is a SecretStr: it never prints."""
 
     model: str
-    backend: str = Field(description="'openai' or 'local'")
+    backend: str = Field(description="a registered backend: 'openai', 'local', 'mock' (attrib.llm.backends)")
     base_url: str | None = None
     api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
     context_window: int = DEFAULT_CONTEXT
@@ -110,6 +113,9 @@ def resolve(model: str | None = None, base_url: str | None = None, *, config: Co
             api_key: str | None = None, **overrides) -> ModelSettings:
     """Turn flags + environment + config file into ModelSettings (see module docstring)."""
     config = config or Config()
+    unknown = sorted(set(overrides) - set(ModelSettings.model_fields))
+    if unknown:
+        raise ConfigError(f"unknown model setting(s) {', '.join(map(repr, unknown))} (known: {', '.join(ModelSettings.model_fields)})")
     model = model or os.environ.get("ATTRIB_MODEL")
     base_url = base_url or os.environ.get("ATTRIB_BASE_URL")
     profile_name = model if model in config.profiles else None
@@ -128,6 +134,8 @@ def resolve(model: str | None = None, base_url: str | None = None, *, config: Co
 
     if model is None and base_url is None:
         model = LOCAL_MODEL
+    if model == MOCK_MODEL:
+        return ModelSettings(model=model, backend="mock", profile=profile_name, **extra)
     if model == LOCAL_MODEL or (model or "").startswith("gguf:"):
         gguf = model[5:] if model.startswith("gguf:") else None
         if gguf and not Path(gguf).is_file():

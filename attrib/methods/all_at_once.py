@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from ..render import render_steps
 from ..trajectory import Trajectory
-from .answers import AgentStepAnswer, agent_step_schema, agent_step_validator
-from .context import MethodResult, RunContext
+from ..core.answers import AgentStepAnswer, agent_step_schema, agent_step_validator
+from ..core.method import method
+from ..core.context import MethodResult, RunContext
 
 NAME = "all-at-once"
-NEEDS_MODEL = True
 
 
 async def ask_agent_step(ctx: RunContext, stage: str = NAME) -> AgentStepAnswer:
@@ -22,6 +22,7 @@ async def ask_agent_step(ctx: RunContext, stage: str = NAME) -> AgentStepAnswer:
     )
 
 
+@method(NAME, needs_model=True)
 async def run(ctx: RunContext) -> MethodResult:
     ans = await ask_agent_step(ctx)
     return MethodResult(agent=ctx.traj.resolve_agent(ans.agent), step=ans.step, reason=ans.reason)

@@ -7,13 +7,14 @@ its first and second halves; the agent is the one acting at the final step.
 from __future__ import annotations
 
 from ..render import render_steps
-from .answers import HalfChoice
-from .context import MethodResult, RunContext
+from ..core.answers import HalfChoice
+from ..core.method import method
+from ..core.context import MethodResult, RunContext
 
 NAME = "binary-search"
-NEEDS_MODEL = True
 
 
+@method(NAME, needs_model=True)
 async def run(ctx: RunContext) -> MethodResult:
     t = ctx.traj
     low, high = 0, t.n_steps - 1

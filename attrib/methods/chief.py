@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from ..chief.pipeline import run as _run
-from .context import MethodResult, RunContext
+from ..core.method import method
+from ..core.context import MethodResult, RunContext
 
 NAME = "chief"
-NEEDS_MODEL = True
 
 
+@method(NAME, needs_model=True)
 async def run(ctx: RunContext) -> MethodResult:
     return await _run(ctx)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from ..attribution import Candidate
 from .all_at_once import ask_agent_step
-from .context import MethodResult, RunContext
+from ..core.method import method
+from ..core.context import MethodResult, RunContext
 from .step_by_step import first_decisive
 
 NAME = "hybrid"
-NEEDS_MODEL = True
 
 
+@method(NAME, needs_model=True)
 async def run(ctx: RunContext) -> MethodResult:
     first = await ask_agent_step(ctx, stage=f"{NAME}.agent")
     agent = ctx.traj.resolve_agent(first.agent)

@@ -9,10 +9,10 @@ from __future__ import annotations
 import hashlib
 import random
 
-from .context import MethodResult, RunContext
+from ..core.method import method
+from ..core.context import MethodResult, RunContext
 
 NAME = "random"
-NEEDS_MODEL = False
 
 
 def rng_for(case_id: str, seed: int) -> random.Random:
@@ -20,6 +20,7 @@ def rng_for(case_id: str, seed: int) -> random.Random:
     return random.Random(int(digest[:16], 16))
 
 
+@method(NAME, needs_model=False)
 async def run(ctx: RunContext) -> MethodResult:
     t = ctx.traj
     rng = rng_for(t.id, ctx.seed)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from ..render import render_steps
 from ..trajectory import Step
-from .answers import StepJudgement
-from .context import MethodResult, RunContext
+from ..core.answers import StepJudgement
+from ..core.method import method
+from ..core.context import MethodResult, RunContext
 
 NAME = "step-by-step"
-NEEDS_MODEL = True
 
 
 async def judge(ctx: RunContext, step: Step, stage: str, focus: str = "") -> StepJudgement:
@@ -35,6 +35,7 @@ async def first_decisive(ctx: RunContext, steps: list[Step], stage: str, focus: 
     return None, "", len(steps)
 
 
+@method(NAME, needs_model=True)
 async def run(ctx: RunContext) -> MethodResult:
     step, reason, judged = await first_decisive(ctx, ctx.traj.steps, NAME)
     if step is None:

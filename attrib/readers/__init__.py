@@ -1,40 +1,80 @@
 """Log readers: every supported format becomes one :class:`~attrib.trajectory.Trajectory`.
 
-Each reader module exposes ``NAME``, ``detect(doc) -> None | reason`` and ``read(doc) -> Trajectory``.
+Each reader module exposes ``NAME``, ``detect(doc) -> None | reason`` and ``read(doc) -> Trajectory``,
+registered as a :class:`Reader` in :data:`READERS` (third-party readers: :func:`register`).
 ``load_log`` picks the reader by structure (``format="auto"``) or by name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from types import ModuleType
+from dataclasses import dataclass
 
 from ..errors import InputError
+from ..registry import Registry
 from ..trajectory import Trajectory
-from . import attrib_jsonl, chat, history, otel, transcript, whowhen
+from . import (
+    attrib_jsonl,
+    chat,
+    chatdev,
+    history,
+    mast,
+    openinference,
+    otel,
+    swe_agent,
+    taubench,
+    traceelephant,
+    trajdebug,
+    transcript,
+    whowhen,
+)
 from .document import Document
+from .folders import task_folder
 from .source import open_lean
 
-# Detection order matters: the first reader whose detect() accepts the document wins.
-READERS: list[ModuleType] = [whowhen, attrib_jsonl, otel, chat, history, transcript]
-LOG_SUFFIXES = {".json", ".jsonl", ".txt", ".log"}
 
 
-def register(reader: ModuleType) -> None:
-    if reader not in READERS:
-        READERS.append(reader)
+@dataclass(frozen=True)
+class Reader:
+    """A log-format plugin: ``detect`` returns None when the document is its format, else why not."""
+
+    name: str
+    detect: Callable[[Document], str | None]
+    read: Callable[[Document], Trajectory]
+    aliases: tuple[str, ...] = ()
+
+
+def _unknown_format(problem: str) -> InputError:
+    return InputError(None, problem)
+
+
+# Detection order matters: the first reader whose detect() accepts the document wins. SWE-agent comes
+# before Who&When (a .traj also has 'history'); the benchmark formats before the generic otel/chat readers.
+READERS: Registry[Reader] = Registry("log format", error=_unknown_format)
+for _module in (swe_agent, whowhen, attrib_jsonl, chatdev, mast, taubench, trajdebug, traceelephant, openinference,
+                otel, chat, history, transcript):
+    READERS.register(Reader(_module.NAME, _module.detect, _module.read, getattr(_module, "ALIASES", ())))
+LOG_SUFFIXES = {".json", ".jsonl", ".txt", ".log", ".traj"}
+
+
+def register(reader: Reader, *, before: str | None = None) -> Reader:
+    """Add a reader (by default tried last; ``before="chat"`` to be tried before the generic chat reader)."""
+    return READERS.register(reader, before=before)
 
 
 def format_names() -> list[str]:
-    return [r.NAME for r in READERS]
+    return READERS.names()
 
 
-def _reader(name: str) -> ModuleType:
-    for r in READERS:
-        if r.NAME == name:
-            return r
-    raise InputError(None, f"unknown format {name!r} (known: {', '.join(format_names())})")
+def is_format(name: str) -> bool:
+    """True when ``name`` is a reader's name or one of its aliases (``trail`` for ``openinference``)."""
+    return any(name == r.name or name in r.aliases for r in READERS)
+
+
+def _reader(name: str) -> Reader:
+    """The reader named ``name`` or aliased so; InputError listing the known names otherwise."""
+    return next((r for r in READERS if name in r.aliases), None) or READERS.get(name)
 
 
 def detect_format(doc: Document) -> str:
@@ -42,42 +82,50 @@ def detect_format(doc: Document) -> str:
     for r in READERS:
         why = r.detect(doc)
         if why is None:
-            return r.NAME
-        reasons.append(f"{r.NAME}: {why}")
+            return r.name
+        reasons.append(f"{r.name}: {why}")
     raise InputError(doc.path, "unrecognized log format; tried " + "; ".join(reasons))
 
 
 def load_log(path: str | Path, format: str = "auto") -> Trajectory:
     """Read one log file into a Trajectory; raises InputError with a one-line message.
 
-    Big inputs are read lean (one copy in memory: JSON parsed from the file, JSON Lines line by line).
+    Big inputs are read lean (one copy in memory: JSON parsed straight from the file, JSON Lines
+    line by line, no text kept; see :mod:`attrib.readers.source`).
     """
     doc = open_lean(path)
     name = detect_format(doc) if format == "auto" else format
     return _reader(name).read(doc)
 
 
-def load_log_lean(path: str | Path, format: str = "auto") -> Trajectory:
-    """Like :func:`load_log`, holding one copy of a big input: JSON parsed straight from the file,
-    JSON Lines parsed line by line, no text kept (see :mod:`attrib.readers.source`)."""
-    doc = open_lean(path)
-    name = detect_format(doc) if format == "auto" else format
-    return _reader(name).read(doc)
-
-
 def iter_log_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
-    """Expand files and folders (recursively, sorted naturally) into log files."""
+    """Expand files and folders (recursively, sorted naturally) into logs.
+
+    A task folder that is one log (:mod:`attrib.readers.folders`) is yielded once, as the
+    folder, instead of its member files; so is one of its member files given by name.
+    """
+    yielded: set[Path] = set()
     for raw in paths:
         p = Path(raw)
         if not p.exists():
             raise InputError(p, "no such file or directory")
-        if p.is_dir():
-            found = sorted((f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in LOG_SUFFIXES), key=_natural)
-            if not found:
-                raise InputError(p, "directory holds no log files (*.json, *.jsonl, *.txt, *.log)")
-            yield from found
-        else:
-            yield p
+        for found in _logs_in(p) if p.is_dir() else [task_folder(p) or p]:
+            if found not in yielded:
+                yielded.add(found)
+                yield found
+
+
+def _logs_in(folder: Path) -> list[Path]:
+    if task_folder(folder):
+        return [folder]
+    tasks = sorted((d for d in folder.rglob("*") if d.is_dir() and task_folder(d)), key=_natural)
+    files = [f for f in folder.rglob("*") if f.is_file() and f.suffix.lower() in LOG_SUFFIXES
+             and not any(t in f.parents for t in tasks)]
+    found = sorted([*files, *tasks], key=_natural)
+    if not found:
+        raise InputError(folder, "directory holds no log files (*.json, *.jsonl, *.txt, *.log, *.traj) "
+                                 "or task folders")
+    return found
 
 
 def _natural(p: Path) -> tuple:
@@ -85,5 +133,5 @@ def _natural(p: Path) -> tuple:
     return (str(p.parent), (0, int(stem), "") if stem.isdigit() else (1, 0, stem))
 
 
-__all__ = ["Document", "READERS", "detect_format", "format_names", "iter_log_paths", "load_log", "load_log_lean",
+__all__ = ["READERS", "Document", "Reader", "detect_format", "format_names", "is_format", "iter_log_paths", "load_log",
            "open_lean", "register"]

@@ -3,8 +3,9 @@
 Line 1 is a header ``{"format": "attrib-jsonl", "version": 1, ...}`` with the
 trajectory's id, source format, subset, question, question id, ground truth,
 gold (``{agent, step, reason}`` with our 0-based step), shortened steps and
-metadata; every other line is one step ``{index, source_id, agent, label, role,
-parent_id, content}``. Reading it gives back the trajectory exactly: steps are
+metadata (and ``infrastructure_failure``); every other line is one step ``{index, source_id,
+agent, label, role, parent_id, phase, observation_ids, content}`` (``phase`` and
+``observation_ids`` optional). Reading it gives back the trajectory exactly: steps are
 not shortened again, agents are taken as written.
 """
 
@@ -46,6 +47,14 @@ def _opt(row: dict, key: str) -> str | None:
     return None if value is None else str(value)
 
 
+def _ids(row: dict, n: int, doc: Document) -> list[str]:
+    """The ids of tool results folded into the step (``observation_ids``, optional)."""
+    ids = row.get("observation_ids", [])
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise InputError(doc.path, f"line {n}: 'observation_ids' must be a list of strings")
+    return ids
+
+
 @guarded(NAME)
 def read(doc: Document) -> Trajectory:
     value = records(doc)
@@ -61,7 +70,8 @@ def read(doc: Document) -> Trajectory:
             raise InputError(doc.path, f"line {n}: step index {row.get('index')!r}, expected {index}")
         steps.append(Step(index=index, label=str(row.get("label") or row["agent"]), agent=row["agent"],
                           content=row["content"], source_id=_opt(row, "source_id"), role=_opt(row, "role"),
-                          parent_id=_opt(row, "parent_id")))
+                          parent_id=_opt(row, "parent_id"), phase=_opt(row, "phase"),
+                          observation_ids=_ids(row, n, doc)))
     if not steps:
         raise InputError(doc.path, "no steps after the header")
     gold = _gold(header.get("gold"), steps, doc.path)
@@ -76,6 +86,7 @@ def read(doc: Document) -> Trajectory:
         steps=steps,
         gold=gold,
         truncated_steps=[int(i) for i in header.get("truncated_steps") or []],
+        infrastructure_failure=_opt(header, "infrastructure_failure"),
         metadata=dict(header.get("metadata") or {}),
     )
 

@@ -1,6 +1,6 @@
 """``attrib convert`` and ``attrib show``: check how a log is read, and write it in another format.
 
-Both read the log with :func:`attrib.readers.load_log_lean` (one copy of a big
+Both read the log with :func:`attrib.readers.load_log` (one copy of a big
 input in memory). Problems are raised as :class:`attrib.errors.InputError`, which
 the CLI prints as one line (exit code 2).
 """
@@ -19,9 +19,11 @@ from rich.table import Table
 from rich.text import Text
 
 from ..convert import dumps
+from ..cli_options import LogFormatOpt
 from ..errors import InputError
+from ..text import first_line
 from ..trajectory import Step, Trajectory
-from . import format_names, load_log_lean
+from . import format_names, is_format, load_log
 
 
 class Target(str, Enum):
@@ -29,20 +31,19 @@ class Target(str, Enum):
     jsonl = "jsonl"
 
 
-FormatOpt = Annotated[str, typer.Option("--format", help="Input format, or 'auto' to detect it by structure.")]
 
 
 def _load(path: Path, fmt: str) -> Trajectory:
-    if fmt != "auto" and fmt not in format_names():
+    if fmt != "auto" and not is_format(fmt):
         raise InputError(None, f"unknown format {fmt!r} (known: auto, {', '.join(format_names())})")
-    return load_log_lean(path, fmt)
+    return load_log(path, fmt)
 
 
 def convert(
     log: Annotated[Path, typer.Argument(help="The log to convert (any supported format).")],
     to: Annotated[Target, typer.Option("--to", help="who-and-when (JSON) or jsonl (attrib JSON Lines, keeps source ids).")],
     out: Annotated[Path, typer.Option("--out", help="File to write ('-' for standard output).")],
-    fmt: FormatOpt = "auto",
+    fmt: LogFormatOpt = "auto",
 ) -> None:
     """Write LOG in another format (steps, source ids where the format has room, labels)."""
     traj = _load(log, fmt)
@@ -59,11 +60,6 @@ def convert(
                + (f", gold: {traj.gold.agent} @ step {traj.gold.step}" if traj.gold else ""))
 
 
-def first_line(text: str, width: int = 100) -> str:
-    """The first non-blank line of ``text``, cut to ``width`` characters."""
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    return line if len(line) <= width else line[: width - 1] + "…"
-
 
 def _step_json(step: Step) -> dict:
     return step.model_dump(mode="json")
@@ -71,7 +67,7 @@ def _step_json(step: Step) -> dict:
 
 def show(
     log: Annotated[Path, typer.Argument(help="The log to read.")],
-    fmt: FormatOpt = "auto",
+    fmt: LogFormatOpt = "auto",
     json_out: Annotated[bool, typer.Option("--json", help="Print the normalized trajectory as JSON.")] = False,
     limit: Annotated[Optional[int], typer.Option("--limit", min=0, help="Show at most N steps.")] = None,
 ) -> None:
@@ -97,17 +93,23 @@ def _table(traj: Trajectory, steps: list[Step], width: int) -> Table:
     step_w = max(4, len(str(traj.n_steps)))
     sid_w = min(36, max([9] + [len(s.source_id or "") for s in steps]))
     agent_w = min(32, max([5] + [len(s.label) for s in steps]))
-    content_w = max(20, width - step_w - sid_w - agent_w - 13)
+    phase_w = min(24, max([len(s.phase or "") for s in steps] + [0]))
+    if phase_w:
+        phase_w = max(phase_w, 5)
+    content_w = max(20, width - step_w - sid_w - agent_w - (phase_w + 3 if phase_w else 0) - 13)
     table = Table(show_lines=False)
     table.add_column("step", justify="right", width=step_w)
     table.add_column("source id", width=sid_w, overflow="fold")
     table.add_column("agent", width=agent_w, overflow="fold")
+    if phase_w:  # the source's own phases (ChatDev)
+        table.add_column("phase", width=phase_w, overflow="fold")
     table.add_column("content (first line)", width=content_w)
     cut = set(traj.truncated_steps)
     for s in steps:
         mark = " [shortened]" if s.index in cut else ""
         line = first_line(s.content, content_w - len(mark)) + mark
-        table.add_row(str(s.index), Text(s.source_id or ""), Text(s.label), Text(line))
+        phase = [Text(s.phase or "")] if phase_w else []
+        table.add_row(str(s.index), Text(s.source_id or ""), Text(s.label), *phase, Text(line))
     return table
 
 
@@ -118,6 +120,8 @@ def _summary(traj: Trajectory) -> str:
     if traj.gold:
         lines.append(f"gold: {traj.gold.agent} @ step {traj.gold.step}"
                      + (f" (source id {traj.steps[traj.gold.step].source_id})" if traj.steps[traj.gold.step].source_id else ""))
+    if traj.infrastructure_failure:
+        lines.append(f"infrastructure failure: {traj.infrastructure_failure}")
     if traj.truncated_steps:
         lines.append(f"shortened steps: {', '.join(map(str, traj.truncated_steps))}")
     return "\n".join(lines)

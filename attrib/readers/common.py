@@ -1,10 +1,11 @@
 """Helpers shared by the readers: step building, text of message parts, tool-call rendering.
 
-Every reader builds its steps through :class:`StepBuilder`, so all formats
-get the same agent display rule as the Who&When reader (the suffix-free label
-as it first appears, :func:`attrib.agents.strip_suffix`), the same shortening
-of enormous contents (:mod:`attrib.readers.shorten`), and the same record of
-which steps were shortened.
+The readers of foreign formats build their steps through :class:`StepBuilder`, so they get
+the same agent display rule as the Who&When reader (the suffix-free label as it first
+appears, :func:`attrib.agents.strip_suffix`), the same shortening of enormous contents
+(:mod:`attrib.readers.shorten`), the same record of which steps were shortened, and the
+same rule for tool output (:meth:`StepBuilder.observe`). The Who&When reader shortens with
+the same function; attrib's own JSON Lines are read back as written.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class StepBuilder:
         self._display: dict[str, str] = {}
 
     def add(self, label: str, content: str, source_id: str | None, role: str | None = None,
-            parent_id: str | None = None) -> Step:
+            parent_id: str | None = None, phase: str | None = None) -> Step:
         """Append one step; ``label`` is the raw agent label as the source writes it."""
         label = label.strip() or "unknown"
         agent = self._display.setdefault(agent_key(label), strip_suffix(label))
@@ -40,12 +41,14 @@ class StepBuilder:
         if cut:
             self.truncated.append(index)
         step = Step(index=index, label=label, agent=agent, content=content, source_id=source_id,
-                    role=role, parent_id=parent_id)
+                    role=role, parent_id=parent_id, phase=phase)
         self.steps.append(step)
         return step
 
-    def observe(self, text: str, source_id: str | None, name: str | None = None) -> Step | None:
-        """Fold a tool result / environment output into the latest step (the one that acted).
+    def observe(self, text: str, source_id: str | None, name: str | None = None,
+                into: int | None = None) -> Step | None:
+        """Fold a tool result / environment output into the latest step (the one that acted),
+        or into step ``into`` when the reader knows the caller (e.g. the calling agent's latest step).
 
         The rule every reader follows: the environment is not an agent. Its output is shown
         inside the step whose action produced it, as ``[tool result NAME] TEXT``, and its
@@ -54,14 +57,14 @@ class StepBuilder:
         """
         if not self.steps:
             return None
-        last = self.steps[-1]
+        last = self.steps[-1 if into is None else into]
         head = f"[tool result {name}]" if name else "[tool result]"
         content, cut = shorten_content(join_text(last.content, f"{head} {text.strip()}".rstrip()), self.limit)
         if cut and last.index not in self.truncated:
             self.truncated.append(last.index)
         ids = [*last.observation_ids, source_id] if source_id is not None else last.observation_ids
         step = last.model_copy(update={"content": content, "observation_ids": ids})
-        self.steps[-1] = step
+        self.steps[last.index] = step
         return step
 
 
@@ -148,6 +151,11 @@ def norm_id(value: str) -> str:
     """Comparison form of a source id: trimmed, case-folded, without a ``0x`` prefix."""
     v = value.strip().casefold()
     return v[2:] if v.startswith("0x") else v
+
+
+def as_dict(value: Any) -> dict:
+    """``value`` when it is a JSON object, else an empty one (optional nested objects of a source)."""
+    return value if isinstance(value, dict) else {}
 
 
 def first_key(item: dict, keys: tuple[str, ...]) -> Any:

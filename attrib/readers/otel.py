@@ -20,10 +20,12 @@ What is read (the rest of a span is ignored):
   ``service.name``;
 - kind: ``gen_ai.operation.name`` (``invoke_agent``, ``chat``, ``execute_tool``, ...)
   or OpenInference's ``openinference.span.kind``;
-- tool spans (``execute_tool``, or a ``gen_ai.tool.name``/``tool.name``): one step
-  ``[tool call NAME] ARGUMENTS`` then ``[tool result] RESULT``, from
-  ``gen_ai.tool.call.arguments``/``gen_ai.tool.call.result`` (or ``input.value``/
-  ``output.value``); the agent is the calling agent (the span's or an ancestor's);
+- tool spans (``execute_tool``, or a ``gen_ai.tool.name``/``tool.name``) are the environment,
+  not steps: their result (``gen_ai.tool.call.result``, else ``output.value``) and errors are
+  folded into the latest step of the calling agent (the span's or an ancestor's) as
+  ``[tool result NAME] RESULT`` (``StepBuilder.observe``; the span id goes to the step's
+  ``observation_ids``, and a label naming it is an error). A tool span before any step of its
+  agent stays a step: ``[tool call NAME] ARGUMENTS`` then ``[tool result] RESULT``;
 - other spans: their output, from ``gen_ai.output.messages`` (parts or OpenAI-style
   messages, tool calls rendered), else ``gen_ai.choice`` events, else flattened
   ``gen_ai.completion.N.content``/``.tool_calls.M.name|arguments``, else
@@ -47,12 +49,13 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from ..agents import agent_key
 from ..errors import InputError
-from ..trajectory import Trajectory
-from .common import StepBuilder, first_key, guarded, safe_detect
+from ..trajectory import Step, Trajectory
+from .common import StepBuilder, first_key, guarded, join_text, safe_detect
 from .document import Document
 from .labels import build_trajectory
-from .otel_content import Span, step_spans
+from .otel_content import PlannedStep, Span, error_text, step_spans, tool_parts
 from .source import find_list, records, split_header
 
 NAME = "otel"
@@ -200,6 +203,15 @@ def detect(doc: Document) -> str | None:
     return found if isinstance(found, str) else None
 
 
+def _fold_tool(builder: StepBuilder, item: PlannedStep) -> Step | None:
+    """Fold a tool span's result into its calling agent's latest step; None when that agent has no step yet."""
+    into = next((s.index for s in reversed(builder.steps) if agent_key(s.agent) == agent_key(item.agent)), None)
+    if into is None:
+        return None
+    name, _, result = tool_parts(item.span)
+    return builder.observe(join_text(result, error_text(item.span)), item.span.span_id, name, into=into)
+
+
 @guarded(NAME)
 def read(doc: Document) -> Trajectory:
     value = records(doc)
@@ -209,11 +221,15 @@ def read(doc: Document) -> Trajectory:
     meta, spans = found
     plan = step_spans(spans)
     builder = StepBuilder()
+    index_of: dict[str, int] = {}
     for item in plan.steps:
-        builder.add(item.agent, item.content, item.span.span_id, item.role, item.span.parent_id)
-    aliases = plan.aliases({s.span.span_id: i for i, s in enumerate(plan.steps)})
+        folded = _fold_tool(builder, item) if item.role == "tool" else None
+        step = folded or builder.add(item.agent, item.content, item.span.span_id, item.role, item.span.parent_id)
+        index_of[item.span.span_id] = step.index
+    aliases = plan.aliases(index_of)
     traces = sorted({s.trace_id for s in spans if s.trace_id})
-    extra: dict[str, Any] = {"spans": len(spans), "skipped_spans": len(spans) - len(plan.steps)}
+    extra: dict[str, Any] = {"spans": len(spans), "skipped_spans": len(spans) - len(plan.steps),
+                             "folded_spans": len(plan.steps) - len(builder.steps)}
     if traces:
         extra["trace_id" if len(traces) == 1 else "trace_ids"] = traces[0] if len(traces) == 1 else traces
     return build_trajectory(doc, NAME, builder.steps, builder.truncated, meta, question=plan.question,

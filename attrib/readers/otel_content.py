@@ -142,17 +142,21 @@ def output_text(span: Span) -> str:
     return render_messages(first_key(a, ("gen_ai.completion", "gen_ai.response.text", "output.value")))
 
 
-def tool_text(span: Span) -> tuple[str, str]:
-    """``(tool name, content)`` of a tool span: the call, then its result."""
+def tool_parts(span: Span) -> tuple[str, Any, str]:
+    """``(tool name, arguments, result text)`` of a tool span."""
     a = span.attrs
     name = first_key(a, ("gen_ai.tool.name", "tool.name")) or re.sub(r"^execute_tool\s*", "", span.name) or "tool"
     args = first_key(a, ("gen_ai.tool.call.arguments", "tool.arguments", "tool.parameters", "input.value"))
     result = first_key(a, ("gen_ai.tool.call.result", "tool.result", "output.value"))
     if result is None:
         result = next((_event_text(attrs) for n, attrs in span.events if n == "gen_ai.tool.message"), None)
-    result_text = arguments_text(result)
-    return str(name), join_text(render_tool_call(str(name), args),
-                                f"[tool result] {result_text}" if result_text else "")
+    return str(name), args, arguments_text(result)
+
+
+def tool_text(span: Span) -> tuple[str, str]:
+    """``(tool name, content)`` of a tool span: the call, then its result."""
+    name, args, result_text = tool_parts(span)
+    return name, join_text(render_tool_call(name, args), f"[tool result] {result_text}" if result_text else "")
 
 
 def error_text(span: Span) -> str:

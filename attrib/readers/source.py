@@ -23,6 +23,7 @@ from typing import Any
 from .. import jsonsafe
 from ..errors import InputError
 from .document import Document, existing_file
+from .folders import open_folder, task_folder
 
 _RECORDS = "_attrib_records"
 _NONE = object()
@@ -45,11 +46,6 @@ def records(doc: Document) -> Any | None:
     return value
 
 
-def is_jsonl(doc: Document) -> bool:
-    """True when the document was read as JSON Lines (not as one JSON value)."""
-    return not doc.is_json and records(doc) is not None
-
-
 def _jsonl(lines: Iterable[str]) -> list[Any] | None:
     """Records of JSON Lines (objects or arrays, one per line); None as soon as a line is not JSON."""
     out: list[Any] = []
@@ -69,7 +65,13 @@ def _jsonl(lines: Iterable[str]) -> list[Any] | None:
 
 
 def open_lean(path: str | Path) -> Document:
-    """Open ``path`` keeping one copy of its content (see the module docstring)."""
+    """Open ``path`` keeping one copy of its content (see the module docstring).
+
+    A task folder, or one of its member files, opens as the folder (:mod:`attrib.readers.folders`).
+    """
+    folder = task_folder(path)
+    if folder is not None:
+        return open_folder(folder)
     p = existing_file(path)
     try:
         first = _first_char(p)

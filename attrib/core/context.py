@@ -10,11 +10,12 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from .. import prompts
-from ..attribution import CallRecord, Candidate, Status
+from ..attribution import CallRecord, Candidate, Confidence, HandoffDecision, Status
 from ..errors import LLMError
 from ..llm.client import LLMClient, PromptTooLong
 from ..render import BUDGETS, agents_line, neutralize
 from ..trajectory import Trajectory
+from .options import MethodOptions
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -36,6 +37,8 @@ class MethodResult:
     candidates: list[Candidate] = field(default_factory=list)
     details: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    confidence: Confidence | None = None
+    handoffs: list[HandoffDecision] = field(default_factory=list)
 
 
 @dataclass
@@ -44,7 +47,7 @@ class RunContext:
     client: LLMClient | None
     with_ground_truth: bool = True
     seed: int = 0
-    options: dict[str, Any] = field(default_factory=dict)
+    options: MethodOptions = field(default_factory=MethodOptions)
     calls: list[CallRecord] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
 

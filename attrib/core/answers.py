@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ..formatting import step_ranges
 from ..llm.schema import constrain, schema_for
 from ..trajectory import Trajectory
 
@@ -44,7 +45,7 @@ def check_step(traj: Trajectory, step: int, allowed: list[int] | None = None) ->
     if not 0 <= step < traj.n_steps:
         return [f"step {step} is outside the log (steps 0-{traj.n_steps - 1})"]
     if allowed is not None and step not in allowed:
-        return [f"step {step} is not one of the steps under consideration ({_ranges(allowed)})"]
+        return [f"step {step} is not one of the steps under consideration ({step_ranges(allowed)})"]
     return []
 
 
@@ -55,11 +56,3 @@ def agent_step_validator(traj: Trajectory, allowed: list[int] | None = None):
     return validate
 
 
-def _ranges(values: list[int]) -> str:
-    values = sorted(values)
-    parts, start = [], values[0]
-    for prev, cur in zip(values, values[1:] + [None]):
-        if cur is None or cur != prev + 1:
-            parts.append(f"{start}" if start == prev else f"{start}-{prev}")
-            start = cur
-    return ", ".join(parts)
