@@ -21,12 +21,15 @@ class CallRecord(BaseModel):
     stage: str = Field(description="which part of the method asked, e.g. 'all-at-once', 'chief.graph' or 'chief.backtrack'")
     model: str
     backend: str = Field(description="'openai' (any OpenAI-compatible endpoint) or 'local' (llama.cpp in process)")
-    input_tokens: int = 0
+    input_tokens: int = Field(0, description="prompt tokens as the API reported them (cached ones included)")
+    cached_input_tokens: int = Field(0, description="part of input_tokens the provider served from its prompt cache "
+                                     "(usage.prompt_tokens_details.cached_tokens or DeepSeek's prompt_cache_hit_tokens)")
     output_tokens: int = 0
     estimated_input_tokens: int | None = Field(default=None, description="pre-flight token count of the prompt; None when its byte size already proved it fits")
     tokenizer: str = Field(default="cl100k_base (tiktoken, offline)", description="what made the pre-flight count")
     seconds: float = 0.0
-    cached: bool = False
+    cached: bool = Field(default=False, description="answered from attrib's own disk cache: no request sent, cost_usd 0 "
+                         "(token counts are the ones recorded when it was first asked)")
     attempts: int = Field(default=0, description="HTTP/model requests actually sent (retries included, cache hits excluded)")
     reasks: int = Field(default=0, description="re-asks after an invalid answer (0 or 1)")
     valid: bool = True
@@ -35,13 +38,16 @@ class CallRecord(BaseModel):
     truncated: bool = Field(default=False, description="step contents were shortened so the prompt fits the context window")
     temperature: float | None = None
     seed: int | None = None
-    cost_usd: float | None = Field(default=None, description="None when the model has no price in the table")
+    cost_usd: float | None = Field(None, description="USD this call paid: uncached input x input price + cached input "
+                                   "x cached_input price + output x output price; 0 for a cache hit; None when the "
+                                   "model has no price in the table")
 
 
 class Usage(BaseModel):
     calls: int = 0
     cached_calls: int = 0
     input_tokens: int = 0
+    cached_input_tokens: int = Field(0, description="part of input_tokens served from the provider's prompt cache")
     output_tokens: int = 0
     cost_usd: float | None = 0.0
     seconds: float = 0.0
@@ -54,8 +60,9 @@ class Usage(BaseModel):
             calls=len(calls),
             cached_calls=sum(c.cached for c in calls),
             input_tokens=sum(c.input_tokens for c in calls),
+            cached_input_tokens=sum(c.cached_input_tokens for c in calls),
             output_tokens=sum(c.output_tokens for c in calls),
-            cost_usd=None if len(known) < len(calls) else round(sum(known), 6),
+            cost_usd=None if len(known) < len(calls) else round(sum(known), 8),
             seconds=round(seconds if seconds is not None else sum(c.seconds for c in calls), 3),
             invalid_calls=sum(not c.valid for c in calls),
         )

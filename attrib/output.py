@@ -48,7 +48,7 @@ def panel(att: Attribution) -> Panel:
         grid.add_row("step text", Text(att.step_excerpt, style="dim"))
     u = att.usage
     grid.add_row("calls", f"{u.calls} ({u.cached_calls} from cache, {u.invalid_calls} invalid)")
-    grid.add_row("tokens", f"{u.input_tokens:,} in / {u.output_tokens:,} out")
+    grid.add_row("tokens", f"{u.input_tokens:,} in ({u.cached_input_tokens:,} cached) / {u.output_tokens:,} out")
     grid.add_row("cost", _money(u.cost_usd))
     grid.add_row("time", f"{u.seconds:.2f} s")
     parts: list[RenderableType] = [grid]

@@ -5,7 +5,12 @@ offline, this module serves ``POST /v1/chat/completions`` and ``GET /v1/models``
 on 127.0.0.1 from a background thread and lets the caller choose every answer:
 scripted text, schema-valid JSON, latency, 429/500 faults, malformed bodies,
 answers slower than the client timeout, or refusals of ``response_format`` modes.
-Each request is recorded for assertions.  Example::
+Each request is recorded for assertions.
+
+Usage is counted with attrib's own tokenizer (:mod:`attrib.llm.tokens`), and a repeated
+prompt prefix is reported as cached the way providers do (:class:`PromptCache`): OpenAI
+style ``usage.prompt_tokens_details.cached_tokens`` by default, or DeepSeek style
+``usage.prompt_cache_hit_tokens`` / ``prompt_cache_miss_tokens``.  Example::
 
     with MockServer(["hello", Reply.rate_limited(2)]) as srv:
         client = openai.OpenAI(base_url=srv.url, api_key="x", max_retries=0)
@@ -17,19 +22,22 @@ responder from a shell until Ctrl-C.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
-import math
 import random
 import sys
 import threading
 import time
+import zlib
+from array import array
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Union
+from typing import Any, Callable, Literal, Union
 
 from attrib.llm.schema_sample import sample_answer
+from attrib.llm.tokens import count_tokens, encode
 
-__all__ = ["MockServer", "RecordedRequest", "Reply", "make_schema_responder", "schema_responder"]
+__all__ = ["MockServer", "PromptCache", "RecordedRequest", "Reply", "make_schema_responder", "schema_responder"]
 
 
 def _error_json(message: str, type_: str, code: str | None = None) -> str:
@@ -52,6 +60,7 @@ class Reply:
     delay: float = 0.0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    cached_tokens: int | None = None  # None: what the server's prompt cache says
 
     @classmethod
     def error(cls, status: int, message: str, type_: str, code: str | None = None,
@@ -117,21 +126,87 @@ def make_schema_responder(seed: int = 0, words: tuple[int, int] = (25, 60)) -> C
 schema_responder: Callable[[dict], str] = make_schema_responder()
 
 
+# ------------------------------------------------------------------ usage and prompt cache
+def _content_text(message: Any) -> str:
+    """The text of one message (a string content or its text parts)."""
+    c = message.get("content") if isinstance(message, dict) else None
+    if isinstance(c, str):
+        return c
+    if isinstance(c, list):
+        return "".join(str(p.get("text") or "") for p in c if isinstance(p, dict))
+    return ""
+
+
+def _plain_messages(messages: Any) -> list[dict[str, str]]:
+    return [{"role": str(m.get("role") if isinstance(m, dict) else ""), "content": _content_text(m)}
+            for m in (messages if isinstance(messages, list) else [])]
+
+
+_ROLES = {"system": 1, "developer": 2, "user": 3, "assistant": 4, "tool": 5}
+
+
+def prompt_token_ids(messages: Any) -> list[int]:
+    """The prompt as a token sequence: per message 4 framing ids naming its role, then its content's tokens.
+
+    Its length + 2 is :func:`attrib.llm.tokens.count_message_tokens` of the same messages, the
+    ``prompt_tokens`` this server reports.
+    """
+    out: list[int] = []
+    for m in _plain_messages(messages):
+        role = _ROLES.get(m["role"], 10 + zlib.crc32(m["role"].encode()) % 1000)
+        out += [-1, -1 - role, -2, -3]
+        out += encode(m["content"])
+    return out
+
+
+class PromptCache:
+    """Prefix caching as providers bill it: a prompt's longest prefix, in whole ``block``-token blocks,
+    that an earlier request already sent; nothing below ``minimum`` tokens.
+
+    OpenAI caches prompts of 1,024 tokens or more in 128-token increments (the defaults);
+    DeepSeek caches in 64-token units. Each block is identified by a hash chained over all
+    blocks before it (as vLLM does), so a lookup costs one pass over the prompt.
+    """
+
+    def __init__(self, block: int = 128, minimum: int = 1024) -> None:
+        self.block, self.minimum = block, minimum
+        self._seen: set[bytes] = set()
+        self._lock = threading.Lock()
+
+    def _chain(self, ids: list[int]) -> list[bytes]:
+        h, out = hashlib.sha256(), []
+        for start in range(0, len(ids) - self.block + 1, self.block):
+            h.update(array("q", ids[start:start + self.block]).tobytes())
+            out.append(h.copy().digest())
+        return out
+
+    def lookup(self, ids: list[int]) -> int:
+        """Tokens of ``ids`` served from the cache; then remember ``ids`` for later requests."""
+        chain = self._chain(ids)
+        with self._lock:
+            hit = next((i for i, d in enumerate(chain) if d not in self._seen), len(chain))
+            self._seen.update(chain)
+        cached = hit * self.block
+        return cached if cached >= self.minimum else 0
+
+    def clear(self) -> None:
+        with self._lock:
+            self._seen.clear()
+
+
+UsageStyle = Literal["openai", "deepseek", "none"]
+
+
+def _usage(pt: int, ct: int, cached: int, style: UsageStyle) -> dict[str, Any]:
+    usage: dict[str, Any] = {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}
+    if style == "openai":
+        usage["prompt_tokens_details"] = {"cached_tokens": cached, "audio_tokens": 0}
+    elif style == "deepseek":
+        usage.update(prompt_cache_hit_tokens=cached, prompt_cache_miss_tokens=pt - cached)
+    return usage
+
+
 # ------------------------------------------------------------------ HTTP server
-def _approx_tokens(text: str) -> int:
-    return math.ceil(len(text) / 4)
-
-
-def _message_text(messages: Any) -> str:
-    """All message text concatenated (string contents and text parts)."""
-    parts: list[str] = []
-    for m in messages if isinstance(messages, list) else []:
-        c = m.get("content") if isinstance(m, dict) else None
-        if isinstance(c, str):
-            parts.append(c)
-        elif isinstance(c, list):
-            parts += [str(p.get("text") or "") for p in c if isinstance(p, dict)]
-    return "".join(parts)
 
 
 class _Server(ThreadingHTTPServer):
@@ -200,14 +275,19 @@ class MockServer:
     such values (or callables) used in order, its last element repeating.  It
     defaults to the schema responder.  ``fault_rate`` replaces that share of chat
     requests (seeded by ``seed``) with a 429 (``Retry-After: 0``) or a 500.
+    ``usage_style`` says how cached prompt tokens are reported (``"none"``: not at all);
+    ``cache_block`` / ``cache_min`` shape the :class:`PromptCache`.
     """
 
     def __init__(self, responder: Responder | list[Any] | None = None, *, latency: float = 0.0,
                  fault_rate: float = 0.0, seed: int = 0, refuse_json_schema: bool = False,
                  refuse_json_object: bool = False, models: tuple[str, ...] = ("mock-model",),
-                 port: int = 0, keep_alive: bool = False) -> None:
+                 port: int = 0, keep_alive: bool = False, usage_style: UsageStyle = "openai",
+                 cache_block: int = 128, cache_min: int = 1024) -> None:
         """``keep_alive``: speak HTTP/1.1 and keep connections open, as real endpoints do (for benchmarks)."""
         self.keep_alive = keep_alive
+        self.usage_style = usage_style
+        self.prompt_cache = PromptCache(cache_block, cache_min)
         self.responder = responder if responder is not None else make_schema_responder(seed)
         self.latency, self.fault_rate, self.models, self.port = latency, fault_rate, models, port
         self.refuse_json_schema, self.refuse_json_object = refuse_json_schema, refuse_json_object
@@ -263,10 +343,11 @@ class MockServer:
             return self._count
 
     def reset(self) -> None:
-        """Forget recorded requests, the fault count and the script position."""
+        """Forget recorded requests, the fault count, the script position and the prompt cache."""
         with self._lock:
             self._requests.clear()
             self.faults = self._count = self._script_pos = 0
+        self.prompt_cache.clear()
 
     def _record(self, req: RecordedRequest, chat: bool) -> None:
         with self._lock:
@@ -303,15 +384,17 @@ class MockServer:
         content = reply.content or ""
         if reply.status >= 400:
             return reply.status, _error_json(content or "mock error", "invalid_request_error"), reply.headers
-        pt = reply.prompt_tokens if reply.prompt_tokens is not None else _approx_tokens(
-            _message_text(body.get("messages")))
-        ct = reply.completion_tokens if reply.completion_tokens is not None else _approx_tokens(content)
+        ids = prompt_token_ids(body.get("messages"))
+        cached = self.prompt_cache.lookup(ids)  # every answered prompt fills the cache, as providers do
+        pt = reply.prompt_tokens if reply.prompt_tokens is not None else len(ids) + 2
+        cached = min(pt, reply.cached_tokens if reply.cached_tokens is not None else cached)
+        ct = reply.completion_tokens if reply.completion_tokens is not None else count_tokens(content)
         return reply.status, json.dumps({
             "id": f"chatcmpl-mock{self.count:06d}", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model") or self.models[0],
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
                          "logprobs": None, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct},
+            "usage": _usage(pt, ct, cached, self.usage_style),
         }), reply.headers
 
 

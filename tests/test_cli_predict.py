@@ -101,6 +101,20 @@ def test_second_identical_run_makes_no_request(srv, log):
     assert srv.count == 2 and not json.loads(stdout(third))["calls"][0]["cached"]
 
 
+def test_json_shows_provider_cached_tokens_and_their_price(mock_server, monkeypatch, log):
+    monkeypatch.setenv("ATTRIB_API_KEY", API_KEY)
+    srv = mock_server(ANSWER)  # reports a repeated prompt prefix as cached, like OpenAI
+    args = ["predict", str(log), "--model", "gpt-4o-mini", "--base-url", srv.url, "--json", "--no-cache"]
+    first, again = (json.loads(stdout(CliRunner().invoke(cli.app, args))) for _ in range(2))
+    call = again["calls"][0]
+    assert first["calls"][0]["cached_input_tokens"] == 0 and 0 < call["cached_input_tokens"] <= call["input_tokens"]
+    assert again["usage"]["cached_input_tokens"] == call["cached_input_tokens"]
+    billed = (call["input_tokens"] - call["cached_input_tokens"]) * 0.15 + call["cached_input_tokens"] * 0.075
+    assert call["cost_usd"] == pytest.approx((billed + call["output_tokens"] * 0.60) / 1e6, abs=1e-8)
+    text = stdout(CliRunner().invoke(cli.app, args[:-2]))  # the human-readable panel
+    assert f"({call['cached_input_tokens']:,} cached)" in text
+
+
 def test_no_ground_truth_flag(srv, log):
     result, _ = run(srv, log, "--json", "--no-ground-truth")
     assert json.loads(stdout(result))["with_ground_truth"] is False

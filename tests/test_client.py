@@ -238,6 +238,37 @@ def test_usage_from_api_and_cost_when_priced(mock_server, make_llm, traj):
     assert srv.requests[0].body["model"] == "gpt-4o-mini"
 
 
+def _priced(rec, inp: float, cached: float, out: float) -> float:
+    return ((rec.input_tokens - rec.cached_input_tokens) * inp + rec.cached_input_tokens * cached
+            + rec.output_tokens * out) / 1e6
+
+
+def test_provider_cached_tokens_reach_the_record_and_are_billed_at_the_cached_price(mock_server, make_llm, traj):
+    srv = mock_server(answer())  # the mock reports a repeated prefix as cached, in 128-token blocks
+    client = make_llm(srv, "gpt-4o-mini", cache=False)
+    first, again = (predict(traj, "all-at-once", client=client) for _ in range(2))
+    r1, r2 = first.calls[0], again.calls[0]
+    assert r1.input_tokens == r2.input_tokens > 1024  # the same prompt, long enough to be cached
+    assert r1.cached_input_tokens == 0 and r2.cached_input_tokens == r2.input_tokens // 128 * 128
+    assert r1.cost_usd == pytest.approx(_priced(r1, 0.15, 0.075, 0.60), abs=1e-8)
+    assert r2.cost_usd == pytest.approx(_priced(r2, 0.15, 0.075, 0.60), abs=1e-8) and r2.cost_usd < r1.cost_usd
+    assert not r2.cached  # the provider's prompt cache, not attrib's answer cache
+    assert again.usage.cached_input_tokens == r2.cached_input_tokens
+    assert again.usage.cost_usd == pytest.approx(r2.cost_usd)
+
+
+def test_answer_cache_replays_cached_tokens_at_no_cost(mock_server, make_llm, traj):
+    srv = mock_server(answer(), usage_style="deepseek", cache_block=64)  # DeepSeek's prompt_cache_hit_tokens
+    warm = predict(traj, "all-at-once", client=make_llm(srv, "deepseek-chat", cache=False))
+    paid = predict(traj, "all-at-once", client=make_llm(srv, "deepseek-chat"))
+    replayed = predict(traj, "all-at-once", client=make_llm(srv, "deepseek-chat"))
+    p, r = paid.calls[0], replayed.calls[0]
+    assert warm.calls[0].cached_input_tokens == 0 and p.cached_input_tokens == p.input_tokens // 64 * 64 > 0
+    assert p.cost_usd == pytest.approx(_priced(p, 0.28, 0.028, 0.42), abs=1e-8) and not p.cached
+    assert r.cached and r.cost_usd == 0.0 and srv.count == 2  # no request sent...
+    assert (r.input_tokens, r.cached_input_tokens) == (p.input_tokens, p.cached_input_tokens)  # ...usage as recorded
+
+
 def test_usage_sums_the_reask_and_unpriced_model_costs_none(mock_server, make_llm, traj):
     srv = mock_server([Reply(content="no idea", prompt_tokens=700, completion_tokens=3),
                        Reply(content=answer(), prompt_tokens=800, completion_tokens=40)])

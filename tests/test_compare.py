@@ -30,8 +30,8 @@ def _records(method: str, gt: bool, right_every: int, cost: float | None) -> lis
         out.append(CaseRecord(
             case_id=str(i), subset=subset, n_steps=8 if subset == "algorithm-generated" else 40, method=method,
             model="gpt-4o", with_ground_truth=gt, status=status, pred_agent="WebSurfer", pred_step=pred_step,
-            gold_agent="WebSurfer", gold_step=4, calls=2, input_tokens=1000 * right_every, output_tokens=50,
-            cost_usd=cost, seconds=1.5, **s.model_dump()))
+            gold_agent="WebSurfer", gold_step=4, calls=2, input_tokens=1000 * right_every,
+            cached_input_tokens=256 * (i % 2), output_tokens=50, cost_usd=cost, seconds=1.5, **s.model_dump()))
     return out
 
 
@@ -46,7 +46,7 @@ def _run_dir(root: Path, name: str, records: list[CaseRecord], prices: dict | No
 @pytest.fixture()
 def runs(tmp_path) -> list[Path]:
     a = _run_dir(tmp_path, "run_a", _records("all-at-once", True, 2, 0.01),
-                 {"gpt-4o": {"input": 2.5, "output": 10.0}})
+                 {"gpt-4o": {"input": 2.5, "cached_input": 1.25, "output": 10.0}})
     b = _run_dir(tmp_path, "run_b", _records("step-by-step", False, 3, None), None)
     return [a, b]
 
@@ -58,7 +58,8 @@ def test_build_comparison_rows(runs):
     assert a.n == 12 and a.invalid == 1 and a.calls_per_case == 2 and a.usd_per_case == pytest.approx(0.01)
     assert a.step.low <= a.step.acc <= a.step.high
     assert comp.rows[1].usd_per_case is None
-    assert [(p.model, p.input, p.output) for p in comp.prices] == [("gpt-4o", 2.5, 10.0)]
+    assert [(p.model, p.input, p.cached_input, p.output) for p in comp.prices] == [("gpt-4o", 2.5, 1.25, 10.0)]
+    assert a.input_tokens_per_case == 2000 and a.cached_input_tokens_per_case == 128 and a.output_tokens_per_case == 50
 
 
 def test_reference_rows_match_method_and_setting(runs):
@@ -77,6 +78,10 @@ def test_formats(runs):
     assert "| configuration |" in md and "gpt-4o" in md and "Prices used" in md
     rows = list(csv.DictReader(io.StringIO(render(comp, "csv"))))
     assert len(rows) == len(comp.rows) and "step_k5_acc" in rows[0]
+    assert float(rows[0]["cached_input_tokens_per_case"]) == 128 and float(rows[0]["usd_per_case"]) == pytest.approx(0.01)
+    assert "cached in/case" in md and "cached input USD/1M" in md and "| 1.2500 |" in md
+    table = render(comp, "table")
+    assert "cached in/case" in table and "USD/case" in table
     assert json.loads(render(comp, "json"))["prices"][0]["model"] == "gpt-4o"
     assert "all-at-once" in render(comp, "table")
 

@@ -42,6 +42,26 @@ def test_profile_from_attrib_toml_with_key_from_its_variable(tmp_path, monkeypat
     assert cfg.prices["team-model"].cost(1_000_000, 1_000_000) == 3.0
 
 
+def test_cached_input_price_builtin_and_overridden_in_attrib_toml(tmp_path):
+    from attrib.llm.pricing import BUILTIN_PRICES, price_for
+
+    mini = price_for("gpt-4o-mini-2024-07-18", BUILTIN_PRICES)
+    assert mini is not None and mini.cached_input == 0.075  # half of OpenAI's 0.15 list price
+    assert mini.cost(1_000_000, 0, cached_input_tokens=400_000) == pytest.approx(0.6 * 0.15 + 0.4 * 0.075)
+    assert mini.cost(100, 0, cached_input_tokens=500) == mini.cost(100, 0, cached_input_tokens=100)  # capped
+    assert all(p.cached_input is not None and p.cached_input <= p.input for p in BUILTIN_PRICES.values())
+    (tmp_path / "attrib.toml").write_text('[prices."gpt-4o-mini"]\ninput = 1.0\ncached_input = 0.1\noutput = 2.0\n'
+                                          '[prices."plain"]\ninput = 1.0\noutput = 2.0\n'
+                                          '[prices."bad"]\ninput = 1.0\ncached_input = -1\noutput = 2.0\n')
+    with pytest.raises(ConfigError, match="bad"):
+        load_config(tmp_path / "attrib.toml")
+    text = (tmp_path / "attrib.toml").read_text()
+    (tmp_path / "attrib.toml").write_text(text[: text.index('[prices."bad"]')])
+    cfg = load_config(tmp_path / "attrib.toml")
+    assert cfg.prices["gpt-4o-mini"].cost(1_000_000, 1_000_000, 1_000_000) == pytest.approx(2.1)
+    assert cfg.prices["plain"].cached_input == 1.0  # no cached price given: no discount assumed
+
+
 def test_flags_beat_env_beat_file(tmp_path, monkeypatch):
     (tmp_path / "attrib.toml").write_text(TOML)
     cfg = load_config(tmp_path / "attrib.toml")

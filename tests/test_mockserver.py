@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-import math
 import signal
 import subprocess
 import sys
@@ -19,7 +18,8 @@ from pydantic import BaseModel, Field
 
 openai = pytest.importorskip("openai")
 
-from mockserver import MockServer, Reply, make_schema_responder, schema_responder  # noqa: E402
+from attrib.llm.tokens import count_message_tokens, count_tokens  # noqa: E402
+from mockserver import MockServer, PromptCache, Reply, make_schema_responder, prompt_token_ids, schema_responder  # noqa: E402
 
 MSGS = [{"role": "system", "content": "You judge agent logs."}, {"role": "user", "content": "Step 3 failed?"}]
 
@@ -46,9 +46,9 @@ def test_scripted_text_round_trip_with_usage() -> None:
         assert r.choices[0].message.role == "assistant"
         assert r.choices[0].message.content == "Agent B erred at step 3."
         assert r.choices[0].finish_reason == "stop"
-        prompt_chars = sum(len(m["content"]) for m in MSGS)
-        assert r.usage.prompt_tokens == math.ceil(prompt_chars / 4)
-        assert r.usage.completion_tokens == math.ceil(len("Agent B erred at step 3.") / 4)
+        assert r.usage.prompt_tokens == count_message_tokens(MSGS)  # attrib's own tokenizer
+        assert r.usage.completion_tokens == count_tokens("Agent B erred at step 3.")
+        assert r.usage.prompt_tokens_details.cached_tokens == 0  # far below the 1,024-token minimum
         assert r.usage.total_tokens == r.usage.prompt_tokens + r.usage.completion_tokens
         # dict items are JSON-encoded; the last script item repeats
         assert json.loads(chat(c).choices[0].message.content) == {"agent": "B"}
@@ -95,6 +95,61 @@ def test_models_endpoint() -> None:
     with MockServer(models=("a", "b")) as srv:
         assert [m.id for m in client(srv).models.list()] == ["a", "b"]
         assert srv.count == 0 and srv.requests[0].method == "GET"
+
+
+# ----------------------------------------------------------------- prompt cache
+LOG = " ".join(f"step {i}: the agent searched the web for item {i} and reported price {i * 7} USD." for i in range(300))
+
+
+def _common(a: list[int], b: list[int]) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def test_repeated_prefix_is_reported_cached_in_128_token_blocks() -> None:
+    first = [{"role": "system", "content": "You judge agent logs."}, {"role": "user", "content": LOG + "\nWhich step failed?"}]
+    second = [first[0], {"role": "user", "content": LOG + "\nWhich agent failed first, and why?"}]
+    with MockServer("ok") as srv:
+        c = client(srv)
+        r1, r2, r3 = chat(c, messages=first), chat(c, messages=second), chat(c, messages=second)
+    ids1, ids2 = prompt_token_ids(first), prompt_token_ids(second)
+    assert r1.usage.prompt_tokens == len(ids1) + 2 == count_message_tokens(first)
+    assert r1.usage.prompt_tokens_details.cached_tokens == 0  # nothing seen before
+    shared = _common(ids1, ids2)
+    assert shared > 1024
+    assert r2.usage.prompt_tokens_details.cached_tokens == shared // 128 * 128  # whole blocks of the shared prefix
+    assert 0 < r2.usage.prompt_tokens - r2.usage.prompt_tokens_details.cached_tokens < 128 + len(ids2) - shared
+    assert r3.usage.prompt_tokens_details.cached_tokens == len(ids2) // 128 * 128  # the same prompt again
+
+
+def test_prompt_cache_minimum_block_and_reset() -> None:
+    cache = PromptCache(block=4, minimum=8)
+    assert cache.lookup(list(range(20))) == 0
+    assert cache.lookup(list(range(10)) + [99] * 10) == 8  # 10 shared tokens: two whole 4-token blocks
+    assert cache.lookup(list(range(6)) + [98] * 10) == 0  # 4 cached tokens are below the minimum
+    assert cache.lookup([1] + list(range(1, 20))) == 0  # a different first token shares no prefix
+    cache.clear()
+    assert cache.lookup(list(range(20))) == 0
+    with MockServer("ok") as srv:
+        c = client(srv)
+        msgs = [{"role": "user", "content": LOG}]
+        chat(c, messages=msgs)
+        assert chat(c, messages=msgs).usage.prompt_tokens_details.cached_tokens > 0
+        srv.reset()
+        assert chat(c, messages=msgs).usage.prompt_tokens_details.cached_tokens == 0
+
+
+def test_deepseek_usage_style_and_scripted_cached_tokens() -> None:
+    msgs = [{"role": "user", "content": LOG}]
+    with MockServer("ok", usage_style="deepseek", cache_block=64) as srv:
+        c = client(srv)
+        chat(c, messages=msgs)
+        extra = chat(c, messages=msgs).usage.model_extra
+        n = len(prompt_token_ids(msgs))
+        assert extra["prompt_cache_hit_tokens"] == n // 64 * 64
+        assert extra["prompt_cache_miss_tokens"] == n + 2 - n // 64 * 64
+    with MockServer(Reply(content="ok", prompt_tokens=500, cached_tokens=900)) as srv:
+        u = chat(client(srv)).usage
+        assert (u.prompt_tokens, u.prompt_tokens_details.cached_tokens) == (500, 500)  # never more than the prompt
 
 
 # ----------------------------------------------------------------- faults

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..errors import InputError
-from .records import CaseRecord
+from .records import CaseRecord, UsageTotals
 from .runner import EvalConfig, Evaluator, Job, Tally, prepare_dir
 from .scoring import Report, build_report, group_by_config, random_expected
 
@@ -47,11 +47,11 @@ def write_summary(directory: Path, records: list[CaseRecord], stopped: str | Non
         "random_expected_by_subset": {s: random_expected(ts) for s in ("algorithm-generated", "hand-crafted")
                                       if (ts := [t for t in trajs if t.subset == s])},
         "reports": [r.model_dump(mode="json") for r in reports],
-        "usage": {
-            "calls": sum(r.calls for r in records), "cached_calls": sum(r.cached_calls for r in records),
-            "input_tokens": sum(r.input_tokens for r in records), "output_tokens": sum(r.output_tokens for r in records),
-            "cost_usd": None if any(r.cost_usd is None for r in records) else round(sum(r.cost_usd or 0 for r in records), 6),
-        },
+        "usage": UsageTotals.of(records).model_dump(mode="json"),
+        "usage_by_config": [{"method": recs[0].method, "model": recs[0].model,
+                             "with_ground_truth": recs[0].with_ground_truth,
+                             **UsageTotals.of(recs).model_dump(mode="json")}
+                            for recs in group_by_config(records).values()],
     }
     (directory / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     return summary

@@ -1,7 +1,7 @@
 """Compare evaluation runs: one row per (method, model, ground-truth setting), optional paper rows.
 
-A run directory holds ``config.json`` (its ``prices`` key: model -> {input, output} USD per 1M
-tokens), ``cases.jsonl`` (:class:`~attrib.evaluation.records.CaseRecord` lines) and optionally
+A run directory holds ``config.json`` (its ``prices`` key: model -> {input, cached_input, output}
+USD per 1M tokens), ``cases.jsonl`` (:class:`~attrib.evaluation.records.CaseRecord` lines) and optionally
 ``summary.json``. Accuracies use :mod:`attrib.evaluation.scoring`; per-case costs are means
 over records (one record = one case in one run). Rendering lives in
 :mod:`attrib.evaluation.compare_render`.
@@ -69,6 +69,8 @@ class CompareRow(BaseModel):
     tolerance: dict[int, Cell] = Field(default_factory=dict, description="k -> step accuracy at |d| <= k")
     calls_per_case: float | None = None
     input_tokens_per_case: float | None = None
+    cached_input_tokens_per_case: float | None = Field(
+        None, description="part of the input served from the provider's prompt cache")
     output_tokens_per_case: float | None = None
     usd_per_case: float | None = None
     seconds_per_case: float | None = None
@@ -80,6 +82,7 @@ class CompareRow(BaseModel):
 class PriceRow(BaseModel):
     model: str
     input: float | None = None
+    cached_input: float | None = None
     output: float | None = None
     source: str
 
@@ -156,6 +159,7 @@ def measured_row(
         tolerance={k: Cell.of(e) for k, e in rep.step_at_k.items()},
         calls_per_case=_mean([r.calls for r in records]),
         input_tokens_per_case=_mean([r.input_tokens for r in records]),
+        cached_input_tokens_per_case=_mean([r.cached_input_tokens for r in records]),
         output_tokens_per_case=_mean([r.output_tokens for r in records]),
         usd_per_case=_usd(records),
         seconds_per_case=_mean([r.seconds for r in records]),
@@ -213,7 +217,7 @@ def _sources(runs: list[RunData], records: list[CaseRecord]) -> list[str]:
 
 
 def collect_prices(runs: Sequence[RunData]) -> list[PriceRow]:
-    """The ``prices`` table of every run's config (model -> {input, output} USD per 1M tokens)."""
+    """The ``prices`` table of every run's config (model -> {input, cached_input, output} USD per 1M tokens)."""
     out: list[PriceRow] = []
     for run in runs:
         prices = run.config.get("prices") or {}
@@ -221,9 +225,10 @@ def collect_prices(runs: Sequence[RunData]) -> list[PriceRow]:
             continue
         for model, price in prices.items():
             price = price if isinstance(price, dict) else {}
-            row = PriceRow(model=str(model), input=_num(price.get("input")), output=_num(price.get("output")),
-                           source=run.path)
-            if not any(p.model == row.model and p.input == row.input and p.output == row.output for p in out):
+            row = PriceRow(model=str(model), input=_num(price.get("input")), cached_input=_num(price.get("cached_input")),
+                           output=_num(price.get("output")), source=run.path)
+            if not any((p.model, p.input, p.cached_input, p.output) == (row.model, row.input, row.cached_input, row.output)
+                       for p in out):
                 out.append(row)
     return out
 

@@ -18,9 +18,9 @@ Format = Literal["table", "markdown", "csv", "json"]
 HEADERS = (
     ["configuration", "n", "agent acc", "step acc"]
     + [f"step ±{k}" for k in SHOWN_TOLERANCES]
-    + ["calls/case", "in tok/case", "out tok/case", "USD/case", "s/case", "invalid"]
+    + ["calls/case", "in tok/case", "cached in/case", "out tok/case", "USD/case", "s/case", "invalid"]
 )
-PRICE_HEADERS = ["model", "input USD/1M", "output USD/1M", "from"]
+PRICE_HEADERS = ["model", "input USD/1M", "cached input USD/1M", "output USD/1M", "from"]
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -44,13 +44,14 @@ def row_cells(row: CompareRow, compact: bool = False) -> list[str]:
         row.label if row.kind == "measured" else f"paper: {row.label}",
         "-" if row.n is None else str(row.n) + (f" x{row.runs}" if row.runs and row.runs > 1 else ""),
         fmt(row.agent), fmt(row.step), *tol,
-        _num(row.calls_per_case), _num(row.input_tokens_per_case, 0), _num(row.output_tokens_per_case, 0),
+        _num(row.calls_per_case), _num(row.input_tokens_per_case, 0), _num(row.cached_input_tokens_per_case, 0),
+        _num(row.output_tokens_per_case, 0),
         _usd(row.usd_per_case), _num(row.seconds_per_case), "-" if row.invalid is None else str(row.invalid),
     ]
 
 
 def price_cells(comp: Comparison) -> list[list[str]]:
-    return [[p.model, _usd(p.input), _usd(p.output), p.source] for p in comp.prices]
+    return [[p.model, _usd(p.input), _usd(p.cached_input), _usd(p.output), p.source] for p in comp.prices]
 
 
 def rich_tables(comp: Comparison) -> list[Table]:
@@ -71,7 +72,7 @@ def rich_tables(comp: Comparison) -> list[Table]:
     for cells in price_cells(comp):
         prices.add_row(*cells)
     if not comp.prices:
-        prices.add_row("(no prices recorded)", "-", "-", "-")
+        prices.add_row("(no prices recorded)", "-", "-", "-", "-")
     out.append(prices)
     return out
 
@@ -103,7 +104,7 @@ def to_markdown(comp: Comparison) -> str:
     lines = ["Accuracy in %, [95% bootstrap CI over cases], ±sd over runs when several.", ""]
     lines += _md_table(HEADERS, rows)
     lines += ["", "Prices used (USD per 1M tokens):", ""]
-    lines += _md_table(PRICE_HEADERS, price_cells(comp) or [["(none recorded)", "-", "-", "-"]])
+    lines += _md_table(PRICE_HEADERS, price_cells(comp) or [["(none recorded)", "-", "-", "-", "-"]])
     notes = [f"- *{r.label}*: {r.note}" for r in comp.rows if r.kind == "reference" and r.note]
     if notes:
         lines += ["", "Notes on paper rows:", ""] + list(dict.fromkeys(notes))
@@ -122,7 +123,8 @@ def _csv_fields(row: CompareRow) -> dict[str, object]:
         for part in ("acc", "low", "high", "std"):
             value = getattr(cell, part) if cell is not None else None
             out[f"{name}_{part}"] = "" if value is None else round(value, 4)
-    for name in ("calls_per_case", "input_tokens_per_case", "output_tokens_per_case", "usd_per_case",
+    for name in ("calls_per_case", "input_tokens_per_case", "cached_input_tokens_per_case", "output_tokens_per_case",
+                 "usd_per_case",
                  "seconds_per_case", "invalid", "failed"):
         value = getattr(row, name)
         out[name] = "" if value is None else value

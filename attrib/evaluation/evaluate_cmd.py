@@ -21,9 +21,10 @@ from ..cli_options import (
     OfflineOpt,
 )
 from .batch import run_batch
-from .records import CaseRecord
+from .records import CaseRecord, UsageTotals
 from .render import print_report
 from .runner import EvalConfig, Job, Tally
+from .scoring import group_by_config
 
 DEFAULT_METHOD = "all-at-once"
 
@@ -93,8 +94,10 @@ def evaluate(
         typer.echo(json.dumps(summary, indent=2))
         return
     console = Console()
-    for rep in reports:
+    by_config = list(group_by_config(result.records).values())
+    for rep, recs in zip(reports, by_config):
         print_report(rep, console, random=summary.get("random_expected") if rep.method == "random" else None)
+        console.print(f"cost: {UsageTotals.of(recs).line()}", highlight=False)
         if rep.method == "random":
             for subset, (agent, step) in (summary.get("random_expected_by_subset") or {}).items():
                 console.print(f"  closed form on {subset}: agent {agent:.2f}%, step {step:.2f}%", highlight=False)

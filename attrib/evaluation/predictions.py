@@ -56,8 +56,9 @@ def _from_attribution_dict(data: dict[str, Any]) -> CaseRecord:
     return CaseRecord(
         case_id=att.case_id, path=att.log_path, n_steps=0, method=att.method, model=att.model,
         with_ground_truth=att.with_ground_truth, status=att.status, pred_agent=att.agent, pred_step=att.step,
-        calls=u.calls, cached_calls=u.cached_calls, input_tokens=u.input_tokens, output_tokens=u.output_tokens,
-        cost_usd=u.cost_usd, seconds=u.seconds, error=att.error, error_kind=FAILED_KINDS.get(att.status),
+        calls=u.calls, cached_calls=u.cached_calls, input_tokens=u.input_tokens,
+        cached_input_tokens=u.cached_input_tokens, output_tokens=u.output_tokens, cost_usd=u.cost_usd,
+        seconds=u.seconds, error=att.error, error_kind=FAILED_KINDS.get(att.status),
     )
 
 

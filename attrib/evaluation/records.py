@@ -57,9 +57,10 @@ class CaseRecord(BaseModel):
     step_distance: int | None = Field(default=None, description="|pred - gold|; None without a usable step")
     calls: int = 0
     cached_calls: int = 0
-    input_tokens: int = 0
+    input_tokens: int = Field(0, description="prompt tokens reported by the API, cached ones included")
+    cached_input_tokens: int = Field(0, description="part of input_tokens served from the provider's prompt cache")
     output_tokens: int = 0
-    cost_usd: float | None = None
+    cost_usd: float | None = Field(None, description="USD paid, cached input at its own price; None without a price")
     seconds: float = 0.0
     error: str | None = None
     error_kind: str | None = Field(default=None, description="stable class of a failed case: input, config, llm, "
@@ -98,6 +99,7 @@ class CaseRecord(BaseModel):
             calls=usage.calls,
             cached_calls=usage.cached_calls,
             input_tokens=usage.input_tokens,
+            cached_input_tokens=usage.cached_input_tokens,
             output_tokens=usage.output_tokens,
             cost_usd=usage.cost_usd,
             seconds=usage.seconds,
@@ -122,6 +124,35 @@ class CaseRecord(BaseModel):
             "gold_step": gold.step if gold else None,
             **score.model_dump(),
         })
+
+
+class UsageTotals(BaseModel):
+    """What a set of records cost: calls, input (of which cached by the provider), output, USD."""
+
+    cases: int = 0
+    calls: int = 0
+    cached_calls: int = Field(0, description="calls answered from attrib's own disk cache (cost 0)")
+    input_tokens: int = 0
+    cached_input_tokens: int = Field(0, description="input tokens served from the provider's prompt cache")
+    output_tokens: int = 0
+    cost_usd: float | None = Field(None, description="None when some record has no price")
+
+    @classmethod
+    def of(cls, records: list[CaseRecord]) -> "UsageTotals":
+        costs = [r.cost_usd for r in records]
+        return cls(
+            cases=len(records), calls=sum(r.calls for r in records), cached_calls=sum(r.cached_calls for r in records),
+            input_tokens=sum(r.input_tokens for r in records),
+            cached_input_tokens=sum(r.cached_input_tokens for r in records),
+            output_tokens=sum(r.output_tokens for r in records),
+            cost_usd=None if any(c is None for c in costs) else round(sum(c or 0.0 for c in costs), 8),
+        )
+
+    def line(self) -> str:
+        """``'12 calls, 30,100 in (20,480 cached) / 1,200 out tokens, $0.0042'``."""
+        usd = "USD unknown" if self.cost_usd is None else f"${self.cost_usd:.4f}"
+        return (f"{self.calls} calls ({self.cached_calls} from attrib's cache), {self.input_tokens:,} in "
+                f"({self.cached_input_tokens:,} cached by the provider) / {self.output_tokens:,} out tokens, {usd}")
 
 
 def _stderr_warning(message: str) -> None:

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .embed import embed_one
 from .entries import LABELS, KBEntry
+from .queries import embed_query
 
 if TYPE_CHECKING:  # imported for annotations only: store.py imports this module
     from .store import KnowledgeBase
@@ -72,7 +72,7 @@ def search(kb: KnowledgeBase, text: str, k: int = 5) -> list[Hit]:
     """The ``k`` entries most similar to ``text`` (cosine over L2-normalized embeddings)."""
     if k <= 0 or not kb.entries:
         return []
-    return [Hit(kb.entries[p], s) for p, s in _ranked(kb, embed_one(text), k)]
+    return [Hit(kb.entries[p], s) for p, s in _ranked(kb, embed_query(text, kb.directory), k)]
 
 
 def is_own_task(kb: KnowledgeBase, position: int, question: str, qvec: np.ndarray, own_task_id: str | None) -> bool:
@@ -94,7 +94,7 @@ def retrieve_exemplars(kb: KnowledgeBase, question: str, own_task_id: str | None
     """
     if k <= 0 or not kb.entries:
         return []
-    qvec = embed_one(question)
+    qvec = embed_query(question, kb.directory)
     fetch = k + OVERFETCH
     while True:
         ranked = _ranked(kb, qvec, fetch)

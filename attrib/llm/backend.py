@@ -34,6 +34,8 @@ class BackendResponse:
     output_tokens: int
     response_mode: str
     notes: list[str] = field(default_factory=list)
+    #: part of ``input_tokens`` the provider served from its prompt cache (0 when it does not say)
+    cached_input_tokens: int = 0
 
 
 class TransientError(Exception):

