@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             _, r = timed(lambda c=case: retrieve_exemplars(loaded, c.question, c.question_id, k=args.k))
             _, lg = timed(lambda c=case: loop_groups(c))
             _, lf = timed(lambda c=case: literal_flows(c))
-            for name, value in zip(rows, (r, lg, lf, r + lg + lf)):
+            for name, value in zip(rows, (r, lg, lf, r + lg + lf), strict=True):
                 rows[name].append(value)
             if r + lg + lf > slowest[1]:
                 slowest = (f"{case.subset}/{case.id} ({case.n_steps} steps)", r + lg + lf)

@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 import time
-
 from pathlib import Path
 
 from attrib.readers import iter_log_paths

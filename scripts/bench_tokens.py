@@ -44,6 +44,7 @@ from attrib import load_log  # noqa: E402
 from attrib.api import make_client, predict_async  # noqa: E402
 from attrib.attribution import Attribution  # noqa: E402
 from attrib.readers import iter_log_paths  # noqa: E402
+
 from mock_answers import make_realistic_responder  # noqa: E402
 from mockserver import MockServer  # noqa: E402
 

@@ -42,7 +42,7 @@ def main() -> int:
         vectors = embed([c.question for c in cases])
         ids = {e.id: i for i, e in enumerate(kb.entries)}
         leaks, unfiltered_top_is_own, missing = [], 0, 0
-        for case, qvec in zip(cases, vectors):
+        for case, qvec in zip(cases, vectors, strict=True):
             own = kb.get(case.question_id) if case.question_id else None
             if own is None:
                 missing += 1

@@ -30,9 +30,10 @@ import threading
 import time
 import zlib
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Literal, Union
+from typing import Any, Literal
 
 from attrib.llm.schema_sample import sample_answer
 from attrib.llm.tokens import count_tokens, encode
@@ -91,7 +92,7 @@ class Reply:
         return cls(content=content, delay=seconds)
 
 
-ReplyLike = Union[Reply, str, dict, None]
+ReplyLike = Reply | str | dict | None
 Responder = Callable[[dict], ReplyLike]
 
 

@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from attrib.api import predict
-from attrib.chief.reflection import SubtaskDraft, range_problems
 from attrib.chief.graph import CausalGraph
+from attrib.chief.reflection import SubtaskDraft, range_problems
 from attrib.readers import load_log
 
 from mock_answers import make_realistic_responder

@@ -10,8 +10,9 @@ from typer.testing import CliRunner
 
 import attrib.cli as cli
 from attrib.attribution import SCHEMA_VERSION
-from mockserver import Reply
+
 from conftest import API_KEY
+from mockserver import Reply
 
 ANSWER = json.dumps({"agent": "WebSurfer", "step": 4, "reason": "It reported a price it never verified."})
 
@@ -38,7 +39,7 @@ def run(srv, log, *extra: str):
 
 def _separate(result) -> bool:
     try:
-        result.stderr
+        _ = result.stderr
     except ValueError:
         return False
     return True

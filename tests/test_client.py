@@ -14,11 +14,12 @@ import time
 import pytest
 
 from attrib.api import predict, predict_async
-from attrib.errors import LLMError
 from attrib.core.answers import AgentStepAnswer, agent_step_validator
-from mockserver import Reply
+from attrib.errors import LLMError
 from attrib.readers import iter_log_paths, load_log
+
 from conftest import API_KEY
+from mockserver import Reply
 
 
 def answer(agent: str = "WebSurfer", step: int = 4, reason: str = "It reported the wrong price.") -> str:
@@ -197,7 +198,7 @@ def test_thirty_percent_faults_every_case_ok(mock_server, make_llm, alg_dir):
     atts = [predict(t, "all-at-once", client=client) for t in _short_logs(alg_dir, 10)]
     assert [a.status for a in atts] == ["ok"] * 10, [a.error for a in atts]
     assert srv.faults > 0 and srv.count == 10 + srv.faults
-    for t, a in zip(_short_logs(alg_dir, 10), atts):
+    for t, a in zip(_short_logs(alg_dir, 10), atts, strict=True):
         assert a.agent in t.agents and 0 <= a.step < t.n_steps
         assert_no_key(a)
 

@@ -7,8 +7,9 @@ import pytest
 from attrib.api import predict
 from attrib.errors import ConfigError
 from attrib.llm.config import load_config, resolve
-from mock_answers import make_realistic_responder
 from attrib.readers import load_log
+
+from mock_answers import make_realistic_responder
 
 TOML = """
 default_profile = "team"

@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from attrib.evaluation.records import read_jsonl
+
 from mock_answers import make_realistic_responder
 
 

@@ -6,10 +6,11 @@ import json
 import shutil
 from pathlib import Path
 
-from mock_answers import make_realistic_responder
 from typer.testing import CliRunner
 
 from attrib.evaluation.records import read_jsonl
+
+from mock_answers import make_realistic_responder
 
 FORMATS = Path(__file__).parent / "data" / "formats"
 

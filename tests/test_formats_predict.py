@@ -9,8 +9,9 @@ import pytest
 from attrib.api import predict
 from attrib.convert import dumps
 from attrib.methods import METHODS
-from mock_answers import make_realistic_responder
 from attrib.readers import load_log
+
+from mock_answers import make_realistic_responder
 
 FORMATS = Path(__file__).parent / "data" / "formats"
 # not attributable on purpose: another kind of JSON, a run that died on infrastructure (see

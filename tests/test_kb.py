@@ -24,8 +24,8 @@ from attrib.kb import (
     retrieve_exemplars,
 )
 from attrib.kb.embed import MODEL_NAME, embed
-from attrib.kb.retrieve import CUT_MARKER, SAME_TASK_COSINE, same_question
 from attrib.kb.entries import GAIA_META
+from attrib.kb.retrieve import CUT_MARKER, SAME_TASK_COSINE, same_question
 from attrib.kb.store import sha256_file
 from attrib.readers import iter_log_paths, load_log
 
@@ -209,7 +209,7 @@ def test_no_case_ever_retrieves_its_own_task(kb: KnowledgeBase) -> None:
     cases = CASES
     assert len(cases) == 19
     question_vecs = embed([c.question for c in cases])
-    for case, qvec in zip(cases, question_vecs):
+    for case, qvec in zip(cases, question_vecs, strict=True):
         assert case.question_id and kb.get(case.question_id) is not None, f"{case.path}: task not in the knowledge base"
         own = kb.get(case.question_id)
 

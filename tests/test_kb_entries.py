@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from attrib.kb.entries import GAIA_META
-
 import json
 from pathlib import Path
 
 import pytest
 
 from attrib.errors import InputError
-from attrib.kb.entries import KBEntry, read_assistantbench, read_gaia
+from attrib.kb.entries import GAIA_META, KBEntry, read_assistantbench, read_gaia
 
 
 def write_jsonl(path: Path, rows: list[object]) -> Path:

@@ -7,9 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import WHO_AND_WHEN
-from kb_sources import write_sources
-from mock_answers import make_realistic_responder
 from typer.testing import CliRunner
 
 import attrib.cli as cli
@@ -19,6 +16,10 @@ from attrib.kb import KnowledgeBase, build
 from attrib.kb.retrieve import retrieve_exemplars
 from attrib.kb.runs import read_runs
 from attrib.readers import load_log
+
+from conftest import WHO_AND_WHEN
+from kb_sources import write_sources
+from mock_answers import make_realistic_responder
 
 DATA = Path(__file__).parent / "data"
 RUNS = DATA / "solved_runs"

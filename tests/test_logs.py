@@ -119,7 +119,7 @@ def _run(args: list[str]):
 
 def _stderr_separate(result) -> bool:
     try:
-        result.stderr
+        _ = result.stderr
     except ValueError:  # click < 8.2 without mix_stderr=False
         return False
     return True

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 import signal
 import subprocess
 import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from enum import Enum
-from typing import Literal, Optional
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
 
 import pytest
 from pydantic import BaseModel, Field
@@ -19,12 +19,13 @@ from pydantic import BaseModel, Field
 openai = pytest.importorskip("openai")
 
 from attrib.llm.tokens import count_message_tokens, count_tokens  # noqa: E402
+
 from mockserver import MockServer, PromptCache, Reply, make_schema_responder, prompt_token_ids, schema_responder  # noqa: E402
 
 MSGS = [{"role": "system", "content": "You judge agent logs."}, {"role": "user", "content": "Step 3 failed?"}]
 
 
-def client(srv: MockServer, **kw) -> "openai.OpenAI":
+def client(srv: MockServer, **kw) -> openai.OpenAI:
     kw.setdefault("max_retries", 0)
     kw.setdefault("timeout", 5.0)
     return openai.OpenAI(base_url=srv.url, api_key="test-key", **kw)
@@ -102,7 +103,7 @@ LOG = " ".join(f"step {i}: the agent searched the web for item {i} and reported 
 
 
 def _common(a: list[int], b: list[int]) -> int:
-    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 def test_repeated_prefix_is_reported_cached_in_128_token_blocks() -> None:
@@ -230,7 +231,7 @@ def test_refuse_json_schema_then_fallbacks() -> None:
 
 
 # ----------------------------------------------------------------- schema responder
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     agent = "agent"
     tool = "tool"
     none = "none"
@@ -249,7 +250,7 @@ class Attribution(BaseModel):
     decisive: bool
     reason: str
     evidence: list[Evidence] = Field(min_length=1, max_length=2)
-    note: Optional[str] = None
+    note: str | None = None
 
 
 def schema_fmt(model: type[BaseModel]) -> dict:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from attrib.evaluation.score_file import score_file
 from attrib.evaluation.legacy import cut_word, legacy_agent_correct, legacy_step_correct
 from attrib.evaluation.official import parse_official
 from attrib.evaluation.predictions import load_trajectories, read_predictions
+from attrib.evaluation.score_file import score_file
 
 DATA = Path(__file__).resolve().parent / "data" / "who_and_when"  # the vendored subset: 12 + 7 logs
 ALG = DATA / "algorithm-generated"

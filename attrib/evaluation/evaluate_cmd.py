@@ -95,7 +95,7 @@ def evaluate(
         return
     console = Console()
     by_config = list(group_by_config(result.records).values())
-    for rep, recs in zip(reports, by_config):
+    for rep, recs in zip(reports, by_config, strict=True):
         print_report(rep, console, random=summary.get("random_expected") if rep.method == "random" else None)
         console.print(f"cost: {UsageTotals.of(recs).line()}", highlight=False)
         if rep.method == "random":

@@ -138,7 +138,7 @@ class UsageTotals(BaseModel):
     cost_usd: float | None = Field(None, description="None when some record has no price")
 
     @classmethod
-    def of(cls, records: list[CaseRecord]) -> "UsageTotals":
+    def of(cls, records: list[CaseRecord]) -> UsageTotals:
         costs = [r.cost_usd for r in records]
         return cls(
             cases=len(records), calls=sum(r.calls for r in records), cached_calls=sum(r.cached_calls for r in records),

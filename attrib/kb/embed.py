@@ -100,6 +100,7 @@ def _model() -> Any:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
         raise ConfigError(f"sentence-transformers is not importable ({exc}); {_INSTALL_HINT}") from None
+    hf_logging: Any
     try:  # no "Loading weights" progress bar on the user's terminal
         from transformers.utils import logging as hf_logging
     except ImportError:  # pragma: no cover - sentence-transformers always brings transformers
@@ -159,7 +160,8 @@ def embed(texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
 
 def embed_one(text: str) -> np.ndarray:
     """Embed one text into a ``(384,)`` float32 unit vector."""
-    return embed([text])[0]
+    vector: np.ndarray = embed([text])[0]
+    return vector
 
 
 def is_available() -> bool:

@@ -22,7 +22,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from .. import jsonsafe
 from ..errors import InputError
 
-
 #: the GAIA object holding the annotator's solution steps, matched ignoring case, spaces and underscores
 #: (GAIA writes it title-cased with a space; snake_case exports are accepted too)
 GAIA_META = "annotator_metadata"

@@ -69,7 +69,8 @@ class _Layer:
 
 
 def _linear(x: np.ndarray, wb: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    return x @ wb[0] + wb[1]
+    out: np.ndarray = x @ wb[0] + wb[1]
+    return out
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
@@ -78,17 +79,20 @@ def _erf(x: np.ndarray) -> np.ndarray:
     a = np.abs(x)
     t = 1.0 / (1.0 + 0.3275911 * a)
     poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return sign * (1.0 - poly * np.exp(-a * a))
+    out: np.ndarray = sign * (1.0 - poly * np.exp(-a * a))
+    return out
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    return 0.5 * x * (1.0 + _erf(x * np.float32(0.7071067811865476)))
+    out: np.ndarray = 0.5 * x * (1.0 + _erf(x * np.float32(0.7071067811865476)))
+    return out
 
 
 def _layer_norm(x: np.ndarray, ln: tuple[np.ndarray, np.ndarray], eps: float) -> np.ndarray:
     mean = x.mean(axis=-1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps) * ln[0] + ln[1]
+    out: np.ndarray = (x - mean) / np.sqrt(var + eps) * ln[0] + ln[1]
+    return out
 
 
 class MiniLM:
@@ -124,7 +128,7 @@ class MiniLM:
             raise ConfigError(f"{pooling}: only mean pooling is supported")
 
     @staticmethod
-    def _layer(w: "_Weights", p: str) -> _Layer:
+    def _layer(w: _Weights, p: str) -> _Layer:
         def pair(name: str, transpose: bool = True) -> tuple[np.ndarray, np.ndarray]:
             weight, bias = np.asarray(w[f"{p}{name}.weight"]), np.array(w[f"{p}{name}.bias"])
             return (np.ascontiguousarray(weight.T) if transpose else np.array(weight)), bias
@@ -156,7 +160,8 @@ class MiniLM:
             x = _layer_norm(_linear(_gelu(_linear(x, layer.up)), layer.down) + x, layer.ln2, self.eps)
         pooled = x.mean(axis=0)
         norm = np.linalg.norm(pooled)
-        return (pooled / norm if norm > 0 else pooled).astype(np.float32)
+        vector: np.ndarray = (pooled / norm if norm > 0 else pooled).astype(np.float32)
+        return vector
 
 
 class _Weights:

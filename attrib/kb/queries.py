@@ -14,7 +14,7 @@ import hashlib
 import os
 import tempfile
 import warnings
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +27,7 @@ QUERY_DIR = "queries"
 
 def query_key(text: str) -> str:
     """Cache key of a query: sha256 over the model name and the text."""
-    return hashlib.sha256(f"{MODEL_NAME}\0{text}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{MODEL_NAME}\0{text}".encode()).hexdigest()
 
 
 def light_embed(text: str) -> np.ndarray:
@@ -42,7 +42,7 @@ def light_embed(text: str) -> np.ndarray:
     return model.encode_one(text)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _warn_once(message: str) -> None:
     warnings.warn(message, RuntimeWarning, stacklevel=3)
 

@@ -65,7 +65,7 @@ def _ranked(kb: KnowledgeBase, vector: np.ndarray, count: int) -> list[tuple[int
     if count <= 0:
         return []
     scores, positions = kb.index.search(vector.reshape(1, -1).astype(np.float32, copy=False), count)
-    return [(int(p), float(s)) for p, s in zip(positions[0], scores[0]) if p >= 0]
+    return [(int(p), float(s)) for p, s in zip(positions[0], scores[0], strict=True) if p >= 0]
 
 
 def search(kb: KnowledgeBase, text: str, k: int = 5) -> list[Hit]:

@@ -68,7 +68,7 @@ def solution_text(traj: Trajectory) -> str:
     return "\n".join(lines)
 
 
-def _task_rows(value: Any) -> list[dict] | None:
+def _task_rows(value: Any) -> list[dict[str, Any]] | None:
     """The rows of a ``{task, solution}`` JSON Lines file, or None when ``value`` is not one."""
     if isinstance(value, list) and value and all(
             isinstance(r, dict) and isinstance(r.get("task"), str) and isinstance(r.get("solution"), str)
@@ -99,7 +99,7 @@ def read_runs(directory: str | Path) -> RunsReport:
     return report
 
 
-def _row_entries(path: Path, rows: list[dict]) -> Iterable[KBEntry]:
+def _row_entries(path: Path, rows: list[dict[str, Any]]) -> Iterable[KBEntry]:
     for i, row in enumerate(rows, start=1):
         if not row["task"].strip():
             raise InputError(path, f"line {i}: empty task")

@@ -115,7 +115,8 @@ class LLMClient:
                             temperature=self.settings.temperature, seed=self.settings.seed)
         started = time.perf_counter()
         cached_all = True
-        value, text, problems = None, "", []
+        value: T | None = None
+        text, problems = "", list[str]()
         convo = list(messages)
         for round_ in range(2):
             resp, cached = await self._complete(convo, schema, answer.__name__, limit, record)
@@ -145,7 +146,8 @@ class LLMClient:
         return Answer(value=value, record=record, text=text)
 
     # -- cache + retries -----------------------------------------------------
-    async def _complete(self, messages, schema, name, max_tokens, record) -> tuple[BackendResponse, bool]:
+    async def _complete(self, messages: list[dict[str, str]], schema: dict[str, Any], name: str, max_tokens: int,
+                        record: CallRecord) -> tuple[BackendResponse, bool]:
         request = BackendRequest(messages=messages, schema=schema, schema_name=name, max_tokens=max_tokens,
                                  temperature=self.settings.temperature, seed=self.settings.seed)
         key = ""
@@ -187,7 +189,7 @@ class LLMClient:
         raise LLMError(self.redact(f"{record.stage}: gave up after {record.attempts} attempts ({last})"))
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
-        backoff = min(self.retry_max_delay, self.retry_base_delay * (2 ** attempt))
+        backoff = min(self.retry_max_delay, self.retry_base_delay * float(2 ** attempt))
         jittered = backoff * (0.5 + random.random() / 2)
         return max(jittered, retry_after) if retry_after is not None else jittered
 

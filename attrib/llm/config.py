@@ -32,6 +32,7 @@ import json
 import os
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 from pydantic import BaseModel, Field, SecretStr
@@ -70,7 +71,7 @@ class ModelSettings(BaseModel):
 class Config(BaseModel):
     path: str | None = None
     default_profile: str | None = None
-    profiles: dict[str, dict] = Field(default_factory=dict)
+    profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
     prices: dict[str, Price] = Field(default_factory=lambda: dict(BUILTIN_PRICES))
 
 
@@ -110,7 +111,7 @@ def load_config(explicit: str | Path | None = None) -> Config:
 
 
 def resolve(model: str | None = None, base_url: str | None = None, *, config: Config | None = None,
-            api_key: str | None = None, **overrides) -> ModelSettings:
+            api_key: str | None = None, **overrides: Any) -> ModelSettings:
     """Turn flags + environment + config file into ModelSettings (see module docstring)."""
     config = config or Config()
     unknown = sorted(set(overrides) - set(ModelSettings.model_fields))
@@ -136,7 +137,7 @@ def resolve(model: str | None = None, base_url: str | None = None, *, config: Co
         model = LOCAL_MODEL
     if model == MOCK_MODEL:
         return ModelSettings(model=model, backend="mock", profile=profile_name, **extra)
-    if model == LOCAL_MODEL or (model or "").startswith("gguf:"):
+    if model is not None and (model == LOCAL_MODEL or model.startswith("gguf:")):
         gguf = model[5:] if model.startswith("gguf:") else None
         if gguf and not Path(gguf).is_file():
             raise ConfigError(f"{gguf}: GGUF model file not found")
@@ -153,7 +154,8 @@ def resolve(model: str | None = None, base_url: str | None = None, *, config: Co
                          profile=profile_name, **extra)
 
 
-def _key_from(profile: dict) -> str | None:
+def _key_from(profile: dict[str, Any]) -> str | None:
     if profile.get("api_key_env"):
-        return os.environ.get(profile["api_key_env"])
-    return profile.get("api_key")
+        return os.environ.get(str(profile["api_key_env"]))
+    key = profile.get("api_key")
+    return str(key) if key is not None else None

