@@ -103,7 +103,10 @@ async def run(paths: list[Path], method: str, url: str, kb_dir: str | None, conc
         async with sem:
             return await predict_async(load_log(p), method, client=client, kb_dir=kb_dir)
 
-    return await asyncio.gather(*(one(p) for p in paths))
+    try:
+        return await asyncio.gather(*(one(p) for p in paths))
+    finally:
+        await client.aclose()
 
 
 def pick(paths: list[Path], limit: int | None, sample: int | None, seed: int) -> list[Path]:

@@ -314,4 +314,7 @@ class Evaluator:
             await asyncio.gather(*tasks)
         finally:
             appender.close()
+            for client in self.clients.values():
+                await client.aclose()
+            self.clients.clear()  # a client is bound to this event loop; a later run makes new ones
         return self.tally

@@ -80,6 +80,12 @@ class LLMClient:
             self._backend = make_backend(self.settings)
         return self._backend
 
+    async def aclose(self) -> None:
+        """Release the backend's connections (call before the event loop that used them ends)."""
+        close = getattr(self._backend, "aclose", None)
+        if close is not None:
+            await close()
+
     def estimate(self, messages: list[dict[str, str]], answer: type[BaseModel] | dict[str, Any],
                  max_tokens: int | None = None) -> int | None:
         """Pre-flight token count of the prompt as sent (answer-format hint included); None when its size proves it fits."""

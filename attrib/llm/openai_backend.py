@@ -58,6 +58,12 @@ class OpenAIBackend:
             self._client_loop = loop
         return self._client
 
+    async def aclose(self) -> None:
+        """Close the SDK client's connections while its event loop still runs."""
+        if self._client is not None and self._client_loop is asyncio.get_running_loop():
+            await self._client.close()
+        self._client = self._client_loop = None
+
     def cache_identity(self) -> dict[str, Any]:
         return {"backend": self.name, "model": self.settings.model, "base_url": self.settings.base_url or "api.openai.com"}
 
