@@ -1,4 +1,5 @@
-"""attrib evaluate over a folder mixing a TrajDebug file, a TraceElephant task folder, a TRAIL trace and a Who&When log."""
+"""attrib evaluate over one folder mixing τ-bench (labels in a separate AgentRx file), TrajDebug, a TraceElephant
+task folder, a TRAIL trace and Who&When logs: every case is scored, and accuracy is reported per source format."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from attrib.evaluation.records import read_jsonl
@@ -13,6 +15,7 @@ from attrib.evaluation.records import read_jsonl
 from mock_answers import make_realistic_responder
 
 FORMATS = Path(__file__).parent / "data" / "formats"
+LABELS = Path(__file__).parent / "data" / "labels"
 
 
 def _cli():
@@ -45,3 +48,30 @@ def test_evaluate_scores_every_case_of_a_mixed_folder(alg_dir, mock_server, tmp_
         assert recs["te_odb"].n_steps == 7 and recs["trajdebug_retail"].n_steps == 10
         summary = json.loads(res.stdout)
         assert summary["reports"][0]["overall"]["failed"] == 0
+
+
+def test_evaluate_reports_accuracy_per_source_over_every_labelled_format(alg_dir, mock_server, tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    shutil.copy(FORMATS / "taubench_retail_42.json", logs / "taubench_retail_42.json")
+    shutil.copy(FORMATS / "trajdebug_retail.json", logs / "trajdebug_retail.json")
+    shutil.copytree(FORMATS / "traceelephant_task", logs / "te_odb")
+    for name in ("1", "3"):
+        shutil.copy(alg_dir / f"{name}.json", logs / f"{name}.json")
+    srv = mock_server(make_realistic_responder())
+    out = tmp_path / "run"
+    res = CliRunner().invoke(_cli(), ["evaluate", str(logs), "--method", "all-at-once", "--model", "m",
+                                      "--base-url", srv.url, "--labels", str(LABELS / "taubench_retail_42.agentrx.json"),
+                                      "--quiet", "--out", str(out), "--json"], env={"ATTRIB_API_KEY": "k"})
+    assert res.exit_code == 0, res.output
+    recs = {r.case_id: r for r in read_jsonl(out / "cases.jsonl")}
+    assert {r.source_format for r in recs.values()} == {"tau-bench", "trajdebug", "traceelephant", "who-and-when"}
+    assert all(r.status == "ok" and r.agent_correct is not None for r in recs.values()), recs
+    tau = recs["taubench_retail_42"]
+    assert tau.gold_agent == "assistant" and tau.gold_step is not None  # the label came from the AgentRx file
+    sources = json.loads(res.stdout)["reports"][0]["sources"]
+    assert {k: v["n"] for k, v in sources.items()} == {"tau-bench": 1, "trajdebug": 1, "traceelephant": 1,
+                                                       "who-and-when": 2}
+    for fmt, group in sources.items():
+        correct = [bool(r.agent_correct) for r in recs.values() if r.source_format == fmt]
+        assert group["agent"]["acc"] == pytest.approx(100 * sum(correct) / len(correct))

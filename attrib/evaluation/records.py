@@ -18,6 +18,7 @@ from .. import jsonsafe
 from ..attribution import Attribution, Status
 from ..errors import InputError
 from ..trajectory import Trajectory
+from .scoring import score_case
 
 Subset = Literal["algorithm-generated", "hand-crafted"]
 M = TypeVar("M", bound=BaseModel)
@@ -70,8 +71,6 @@ class CaseRecord(BaseModel):
     @classmethod
     def from_attribution(cls, att: Attribution, traj: Trajectory, run: int = 0) -> CaseRecord:
         """Score ``att`` against ``traj.gold`` (exact rules of :mod:`attrib.evaluation.scoring`)."""
-        from .scoring import score_case
-
         gold = traj.gold
         score = score_case(
             att.status, att.agent, att.step,
@@ -108,8 +107,6 @@ class CaseRecord(BaseModel):
 
     def rescored(self, traj: Trajectory) -> CaseRecord:
         """This prediction scored again against ``traj`` (gold, size and subset taken from the log)."""
-        from .scoring import score_case
-
         gold = traj.gold
         score = score_case(
             self.status, self.pred_agent, self.pred_step,
