@@ -46,6 +46,7 @@ class Price(BaseModel):
 
 BUILTIN_PRICES: dict[str, Price] = {
     "local": Price(input=0.0, cached_input=0.0, output=0.0),
+    "mock": Price(input=0.0, cached_input=0.0, output=0.0),
     "gpt-4o": Price(input=2.50, cached_input=1.25, output=10.00),
     "gpt-4o-mini": Price(input=0.15, cached_input=0.075, output=0.60),
     "gpt-4.1": Price(input=2.00, cached_input=0.50, output=8.00),
@@ -56,11 +57,15 @@ BUILTIN_PRICES: dict[str, Price] = {
 }
 
 
+# In-process backends are priced by exact name only: "mock-model" on an endpoint is not the free mock.
+_EXACT_ONLY = frozenset({"local", "mock"})
+
+
 def price_for(model: str, table: dict[str, Price]) -> Price | None:
     """Exact match first, then the longest table key that prefixes the model name."""
     if model in table:
         return table[model]
     if model.startswith("gguf:"):
         return table.get("local")
-    matches = [k for k in table if model.startswith(k)]
+    matches = [k for k in table if model.startswith(k) and k not in _EXACT_ONLY]
     return table[max(matches, key=len)] if matches else None
