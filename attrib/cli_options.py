@@ -16,7 +16,7 @@ from .readers.label_file import LABELS_HELP
 LogFormatOpt = Annotated[str, typer.Option("--format", help="Log format (see `attrib show --help`), or 'auto' to detect it by structure.")]
 ModelOpt = Annotated[str | None, typer.Option("--model", help="Model name, profile from attrib.toml, 'local' (embedded 135M demo), 'mock' (schema-valid samples, a free dry run) or 'gguf:/path/model.gguf'. Env: ATTRIB_MODEL.")]
 BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1. Env: ATTRIB_BASE_URL. Key: ATTRIB_API_KEY or OPENAI_API_KEY.")]
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="attrib.toml with [profiles] and [prices] (default: ./attrib.toml, then the user config dir).")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="attrib.toml with model profiles and prices (default: ./attrib.toml, then the user config dir).")]
 KbDirOpt = Annotated[Path | None, typer.Option("--kb-dir", help="CHIEF knowledge-base folder (default: $ATTRIB_CACHE_DIR/kb or the user cache dir, where `attrib kb build` saves).")]
 ChiefModulesOpt = Annotated[str, typer.Option("--chief-modules", help="CHIEF ablation: full (default), m1, m1+m2 or m1+m3.")]
 NoGroundTruthOpt = Annotated[bool, typer.Option("--no-ground-truth", help="Do not show the correct final answer to the model.")]
