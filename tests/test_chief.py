@@ -111,6 +111,7 @@ def test_invalid_graph_answer_degrades_and_is_recorded(logs, mock_server, make_l
     graph = CausalGraph.model_validate(att.details["graph"])
     assert att.status == "ok"
     assert any(d.startswith("graph:") for d in att.details["degraded"])
+    assert any(n.startswith("CHIEF ran degraded: graph:") for n in att.notices)  # said to the user, not only stored
     assert len(graph.subtasks) == 1 and all(not n.thought for n in graph.agent_nodes)
     assert att.calls[0].valid is False and att.calls[0].reasks == 1
 

@@ -52,6 +52,14 @@ async def build_graph(ctx: RunContext, prefix: Prefix | None = None) -> tuple[Ca
 
 
 async def run(ctx: RunContext) -> MethodResult:
+    """Run the configured CHIEF modules; a stage whose answer stayed invalid is said in a notice, not hidden."""
+    result = await _run(ctx)
+    for what in result.details.get("degraded") or []:
+        ctx.notice(f"CHIEF ran degraded: {what}")
+    return result
+
+
+async def _run(ctx: RunContext) -> MethodResult:
     modules = ctx.options.chief_modules
     t = ctx.traj
     graph, exemplar_text, prefix = await build_graph(ctx)
