@@ -53,10 +53,10 @@ def test_without_index_the_position_counts_from_one(tmp_path: Path) -> None:
     assert [s.source_id for s in t.steps] == [s.source_id for s in load_log(TAU).steps]
 
 
-def test_several_records_in_one_file_are_refused(tmp_path: Path) -> None:
+def test_several_records_in_one_file_need_a_selector(tmp_path: Path) -> None:
     rec = _record()
     (tmp_path / "results.json").write_text(json.dumps([rec, {**rec, "task_id": 43}]))
-    with pytest.raises(InputError, match=r"holds 2 tau-bench records \(task ids 42, 43\); one record per file"):
+    with pytest.raises(InputError, match=r"holds 2 tau-bench records \(task_ids 42, 43\); read one as results.json#<id>"):
         load_log(tmp_path / "results.json")
     (tmp_path / "one.jsonl").write_text(json.dumps(rec) + "\n")
     assert load_log(tmp_path / "one.jsonl").n_steps == 27

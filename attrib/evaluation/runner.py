@@ -30,6 +30,7 @@ from ..llm.config import load_config
 from ..methods import get as get_method
 from ..prediction import make_client, predict_async
 from ..readers import iter_log_paths
+from ..readers.document import log_id
 from ..readers.label_file import load_labelled, load_labels
 from ..trajectory import Trajectory
 from .records import FAILED_KINDS, CaseRecord, Subset, as_subset, read_jsonl
@@ -184,7 +185,7 @@ def error_text(exc: BaseException) -> str:
 def failed_record(job: Job, model: str, exc: BaseException, traj: Trajectory | None) -> CaseRecord:
     """A case that produced no attribution: wrong on both levels, with its error and its kind."""
     subset = as_subset(traj.subset) if traj else _subset_from_path(job.path)
-    return CaseRecord(case_id=traj.id if traj else Path(job.path).stem, path=job.path, subset=subset,
+    return CaseRecord(case_id=traj.id if traj else log_id(job.path), path=job.path, subset=subset,
                       source_format=traj.source_format if traj else None, n_steps=traj.n_steps if traj else 0, method=job.method, model=model,
                       with_ground_truth=job.with_ground_truth, run=job.run, status="error",
                       gold_agent=traj.gold.agent if traj and traj.gold else None,

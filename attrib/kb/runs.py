@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..readers import iter_log_paths, load_log, open_lean
+from ..readers import iter_log_paths, load_log, open_lean, split_record
 from ..readers.source import records
 from ..trajectory import Trajectory
 from .entries import KBEntry, Source
@@ -123,7 +123,8 @@ def folder_sha256(directory: str | Path) -> str:
     """One digest of a folder's log files: their relative paths and bytes (what a rebuild depends on)."""
     folder = Path(directory)
     digest = hashlib.sha256()
-    for path in iter_log_paths([folder]):
+    files = dict.fromkeys(split_record(p)[0] for p in iter_log_paths([folder]))  # records of a file: once
+    for path in files:
         digest.update(str(path.relative_to(folder)).encode() + b"\0")
         digest.update(path.read_bytes())
     return digest.hexdigest()

@@ -2,7 +2,9 @@
 
 Each reader module exposes ``NAME``, ``detect(doc) -> None | reason`` and ``read(doc) -> Trajectory``,
 registered as a :class:`Reader` in :data:`READERS` (third-party readers: :func:`register`).
-``load_log`` picks the reader by structure (``format="auto"``) or by name.
+``load_log`` picks the reader by structure (``format="auto"``) or by name. ``PATH#ID`` reads one
+record of a file holding several (τ-bench, MAST; :mod:`attrib.readers.multi`), and ``iter_log_paths``
+expands such a file into one ``PATH#ID`` per record.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import jsonsafe
 from ..errors import InputError
 from ..registry import Registry
 from ..trajectory import Trajectory
@@ -29,9 +32,10 @@ from . import (
     transcript,
     whowhen,
 )
-from .document import Document
+from .document import Document, split_record
 from .folders import task_folder
-from .source import open_lean
+from .multi import record_paths
+from .source import first_char, open_lean, records
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,8 @@ for _module in (swe_agent, whowhen, attrib_jsonl, chatdev, mast, taubench, trajd
                 otel, chat, history, transcript):
     READERS.register(Reader(_module.NAME, _module.detect, _module.read, getattr(_module, "ALIASES", ())))
 LOG_SUFFIXES = {".json", ".jsonl", ".txt", ".log", ".traj"}
+# Formats whose files may hold several records, each a case: (reader, is_record, the records' id key).
+MULTI_RECORD = ((mast.NAME, mast.is_record, mast.ID_KEY), (taubench.NAME, taubench.is_record, taubench.ID_KEY))
 
 
 def register(reader: Reader, *, before: str | None = None) -> Reader:
@@ -94,24 +100,67 @@ def load_log(path: str | Path, format: str = "auto") -> Trajectory:
     """
     doc = open_lean(path)
     name = detect_format(doc) if format == "auto" else format
-    return _reader(name).read(doc)
+    try:
+        traj = _reader(name).read(doc)
+    except InputError as exc:
+        if doc.record is None or exc.path != str(doc.path):
+            raise
+        raise InputError(f"{doc.path}#{doc.record}", exc.problem) from None  # name the record that failed
+    if doc.record is not None and traj.metadata.get("record") is None:
+        raise InputError(doc.path, f"'#{doc.record}' selects one record, but this {name} log is one record "
+                                   "(only tau-bench and MAST files hold several)")
+    return traj
 
 
 def iter_log_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
     """Expand files and folders (recursively, sorted naturally) into logs.
 
     A task folder that is one log (:mod:`attrib.readers.folders`) is yielded once, as the
-    folder, instead of its member files; so is one of its member files given by name.
+    folder, instead of its member files; so is one of its member files given by name. A τ-bench or
+    MAST file holding several records is yielded once per record, as ``PATH#ID``; ``PATH#ID`` given
+    by name is yielded as is.
     """
     yielded: set[Path] = set()
     for raw in paths:
         p = Path(raw)
-        if not p.exists():
+        base, selector = split_record(p)
+        if not base.exists():
             raise InputError(p, "no such file or directory")
-        for found in _logs_in(p) if p.is_dir() else [task_folder(p) or p]:
-            if found not in yielded:
-                yielded.add(found)
-                yield found
+        logs = [p] if selector is not None else _logs_in(p) if p.is_dir() else [task_folder(p) or p]
+        for log in logs:
+            for found in [log] if selector is not None else _records_of(log):
+                if found not in yielded:
+                    yielded.add(found)
+                    yield found
+
+
+def _records_of(path: Path) -> list[Path]:
+    """``PATH#ID`` per record of a τ-bench/MAST file holding several, else ``[path]``.
+
+    Only a JSON list or a JSON Lines file whose first line is such a record is parsed here.
+    """
+    if not path.is_file():
+        return [path]
+    try:
+        first = first_char(path)
+        if first != "[" and not (path.suffix.lower() == ".jsonl" and first == "{" and _first_line_is_record(path)):
+            return [path]
+        items = records(open_lean(path))
+    except (InputError, OSError, UnicodeDecodeError, ValueError):
+        return [path]  # unreadable here: the reader says why when the log is loaded
+    if not isinstance(items, list):
+        return [path]
+    for _name, is_record, id_key in MULTI_RECORD:
+        if items and all(is_record(v) for v in items):
+            return record_paths(path, items, id_key)
+    return [path]
+
+
+def _first_line_is_record(path: Path) -> bool:
+    with path.open(encoding="utf-8-sig") as fh:
+        line = next((ln for ln in fh if ln.strip()), "")
+    value = jsonsafe.loads(line)
+    return any(is_record(value) for _name, is_record, _key in MULTI_RECORD)
 
 
 def _logs_in(folder: Path) -> list[Path]:
@@ -133,4 +182,4 @@ def _natural(p: Path) -> tuple[str, tuple[int, int, str]]:
 
 
 __all__ = ["READERS", "Document", "Reader", "detect_format", "format_names", "is_format", "iter_log_paths", "load_log",
-           "open_lean", "register"]
+           "open_lean", "register", "split_record"]

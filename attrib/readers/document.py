@@ -1,4 +1,10 @@
-"""A source file read once: its text, and its JSON value when it is JSON."""
+"""A source file read once: its text, and its JSON value when it is JSON.
+
+``PATH#ID`` names one record of a file that holds several (a τ-bench result list, a MAST/MAD trace
+list): :func:`split_record` splits it, and the opened :class:`Document` keeps the selector as
+``record`` for the reader to apply (:mod:`attrib.readers.multi`). A name that really contains ``#``
+still opens: the string is split (on its last ``#``) only when it is not an existing file.
+"""
 
 from __future__ import annotations
 
@@ -23,12 +29,30 @@ def existing_file(path: str | Path) -> Path:
     return p
 
 
+def split_record(path: str | Path) -> tuple[Path, str | None]:
+    """``(file, record selector)`` of ``PATH#ID``; ``(path, None)`` when ``path`` exists or has no ``#``."""
+    p = Path(path)
+    if p.exists() or "#" not in p.name:
+        return p, None
+    name, _, selector = p.name.rpartition("#")
+    if not name:
+        return p, None
+    return p.with_name(name), selector.strip()
+
+
+def log_id(path: str | Path) -> str:
+    """The case id a log path gets when it cannot be read: its file stem, ``<stem>#<ID>`` for a record."""
+    base, selector = split_record(path)
+    return base.stem if selector is None else f"{base.stem}#{selector}"
+
+
 @dataclass
 class Document:
     path: Path
     text: str
     _json: Any = field(default=_UNSET, repr=False)
     _json_error: str | None = field(default=None, repr=False)
+    record: str | None = None  # PATH#ID: the id (or 0-based position) of the record to read, None: the file
 
     @classmethod
     def open(cls, path: str | Path) -> Document:

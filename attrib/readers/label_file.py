@@ -18,8 +18,9 @@ Three shapes, in a JSON file (one record or a list) or a JSON Lines file (one re
   trace without gold (the annotators found no error); ``scores`` are kept in the metadata;
 - **plain**: ``{id, agent, step, reason?}``.
 
-A label is matched to a log by id: the log's case id (the file stem), its ``question_id`` (e.g.
-τ-bench's ``task_id``) or a ``trace_id``/``trajectory_id`` in its metadata. Its step is resolved as
+A label is matched to a log by id: the log's case id (the file stem, ``<stem>#<ID>`` for one record of a
+multi-record file), its ``question_id`` (e.g. τ-bench's ``task_id``), a ``trace_id``/``trajectory_id`` in
+its metadata or the record's own id (``record_id``). Its step is resolved as
 every label is (:func:`attrib.readers.labels.resolve_step`): first among the steps' source ids, then
 as a 0-based index into the log; a step that is a folded tool result (TRAIL locations excepted, see
 above) or not in the log is an error of the label file, and so is one naming an infrastructure record (a ChatDev chat table or HTTP
@@ -149,8 +150,10 @@ def _text(value: Any) -> str | None:
 
 
 def label_for(traj: Trajectory, labels: dict[str, FileLabel]) -> FileLabel | None:
-    """The label of ``traj``: by case id, then question id, then a trace/trajectory id in its metadata."""
-    keys = [traj.id, traj.question_id, traj.metadata.get("trace_id"), traj.metadata.get("trajectory_id")]
+    """The label of ``traj``: by case id, then question id, then a trace/trajectory id in its metadata, then
+    the own id of the record it was selected as (``PATH#ID``, :mod:`attrib.readers.multi`)."""
+    keys = [traj.id, traj.question_id, traj.metadata.get("trace_id"), traj.metadata.get("trajectory_id"),
+            traj.metadata.get("record_id")]
     for key in keys:
         sid = scalar_id(key)
         if sid is not None and norm_id(sid) in labels:

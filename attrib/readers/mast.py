@@ -1,8 +1,11 @@
 """Reader for MAST/MAD records: one multi-agent trace with its failure-mode annotation.
 
 A record is ``{mas_name, llm_name, benchmark_name, trace_id, trace: {trajectory: RAW TEXT},
-mast_annotation: {MODE: 0/1, ...}}``, as a JSON object or a one-line JSON Lines file (a file holding
-several records is refused: one record per file, so each trace is one case).
+mast_annotation: {MODE: 0/1, ...}}``, as a JSON object, or several in a JSON list or JSON Lines file
+(as MAST/MAD are distributed). One record of such a file is read as ``traces.jsonl#ID``, ID being its
+``trace_id`` (its 0-based position when trace ids are missing or repeat), and becomes the case
+``traces#ID``; ``attrib evaluate``/``validate`` run every record as its own case. Without a selector
+such a file is a one-line error listing its ids (:mod:`attrib.readers.multi`).
 
 The raw text is the MAS's own log, so it is handed to the reader of that MAS:
 
@@ -25,12 +28,13 @@ from typing import Any, TypeGuard
 
 from ..errors import InputError
 from ..trajectory import Trajectory
-from . import chatdev, history, transcript
+from . import chatdev, history, multi, transcript
 from .common import guarded, safe_detect
 from .document import Document
 from .source import records
 
 NAME = "mast"
+ID_KEY = "trace_id"
 
 
 def _chatdev(doc: Document) -> Trajectory:
@@ -68,27 +72,22 @@ def is_record(value: Any) -> TypeGuard[dict[str, Any]]:
             and isinstance(trace.get("trajectory"), str))
 
 
-def _record(doc: Document) -> dict[str, Any] | str:
+def _records(doc: Document) -> list[dict[str, Any]] | str:
+    """The MAST records of the document (one or several), or why it holds none."""
     value = records(doc)
     if value is None:
         return "not JSON or JSON Lines"
     if is_record(value):
+        return [value]
+    if isinstance(value, list) and value and all(is_record(v) for v in value):
         return value
-    found = [v for v in value if is_record(v)] if isinstance(value, list) else []
-    if found and len(found) == len(value):
-        if len(found) == 1:
-            return found[0]
-        raise InputError(doc.path, f"holds {len(found)} MAST records; one record per file expected: split the file")
     return "not a MAST record (an object with 'mas_name' and 'trace': {'trajectory': text})"
 
 
 @safe_detect
 def detect(doc: Document) -> str | None:
-    """None for a MAST/MAD record (several records are claimed, then refused), else why not."""
-    value = records(doc)
-    if isinstance(value, list) and len(value) > 1 and all(is_record(v) for v in value):
-        return None
-    found = _record(doc)
+    """None for a MAST/MAD record or a list of them, else why not."""
+    found = _records(doc)
     return found if isinstance(found, str) else None
 
 
@@ -105,9 +104,14 @@ def failure_modes(annotation: Any) -> list[str]:
 
 @guarded(NAME)
 def read(doc: Document) -> Trajectory:
-    found = _record(doc)
-    if isinstance(found, str):
-        raise InputError(doc.path, f"not a MAST record: {found}")
+    listed = _records(doc)
+    if isinstance(listed, str):
+        raise InputError(doc.path, f"not a MAST record: {listed}")
+    found, selected = multi.pick(doc, listed, ID_KEY, "MAST")
+    return multi.tag(_read_record(doc, found), doc, selected)
+
+
+def _read_record(doc: Document, found: dict[str, Any]) -> Trajectory:
     mas = found["mas_name"].strip()
     route = ROUTES.get(mas_key(mas))
     if route is None:

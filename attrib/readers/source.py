@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import jsonsafe
 from ..errors import InputError
-from .document import Document, existing_file
+from .document import Document, existing_file, split_record
 from .folders import open_folder, task_folder
 
 _RECORDS = "_attrib_records"
@@ -68,13 +68,23 @@ def open_lean(path: str | Path) -> Document:
     """Open ``path`` keeping one copy of its content (see the module docstring).
 
     A task folder, or one of its member files, opens as the folder (:mod:`attrib.readers.folders`).
+    ``PATH#ID`` opens ``PATH`` with ``doc.record`` set to ``ID`` (:func:`attrib.readers.document.split_record`).
     """
+    base, selector = split_record(path)
+    if selector is not None and not selector:
+        raise InputError(path, "empty record selector after '#' (expected PATH#ID)")
+    doc = _open_file(base)
+    doc.record = selector
+    return doc
+
+
+def _open_file(path: Path) -> Document:
     folder = task_folder(path)
     if folder is not None:
         return open_folder(folder)
     p = existing_file(path)
     try:
-        first = _first_char(p)
+        first = first_char(p)
         if first not in ("{", "["):
             return Document.open(p)
         with p.open(encoding="utf-8-sig") as fh:
@@ -101,7 +111,7 @@ def open_lean(path: str | Path) -> Document:
     return doc
 
 
-def _first_char(p: Path) -> str:
+def first_char(p: Path) -> str:
     """The first non-blank character of the file ('' for an empty or blank file)."""
     with p.open(encoding="utf-8-sig") as fh:
         while True:

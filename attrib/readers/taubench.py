@@ -6,8 +6,11 @@ A record is what τ-bench's runner writes per task and trial::
      "info": {"task": {"user_id": ..., "instruction": ..., "actions": [{"name", "kwargs"}], "outputs": [...]}, ...},
      "traj": [{"role", "content", "index", "tool_calls", "tool_call_id", "name"}, ...]}
 
-One record per file (a JSON object, or a JSON Lines file with one line). A file holding several
-records is refused with a message saying so: split it, one record per file, so each run is one case.
+A file holds one record (a JSON object) or several (a JSON list, as τ-bench writes its results, or
+JSON Lines). One record of a file holding several is read as ``results.json#ID``, where ID is its
+``task_id`` (its 0-based position when task ids are missing or repeat, e.g. several trials), and
+becomes the case ``results#ID``; ``attrib evaluate``/``validate`` run every record as its own case.
+Without a selector such a file is a one-line error listing its ids (:mod:`attrib.readers.multi`).
 
 Steps, in ``traj`` order:
 
@@ -32,6 +35,7 @@ from typing import Any, TypeGuard
 
 from ..errors import InputError
 from ..trajectory import Trajectory
+from . import multi
 from .chat import ROLES, ToolCalls, fold_result
 from .common import StepBuilder, guarded, join_text, safe_detect, scalar_id, text_of
 from .document import Document
@@ -40,6 +44,7 @@ from .source import records
 
 NAME = "tau-bench"
 RECORD_KEYS = ("task_id", "reward", "info")
+ID_KEY = "task_id"
 
 
 def is_record(value: Any) -> TypeGuard[dict[str, Any]]:
@@ -50,20 +55,15 @@ def is_record(value: Any) -> TypeGuard[dict[str, Any]]:
                     for m in value["traj"]))
 
 
-def _record(doc: Document) -> dict[str, Any] | str:
-    """The one record of the document, or why there is none."""
+def _records(doc: Document) -> list[dict[str, Any]] | str:
+    """The τ-bench records of the document (one or several), or why it holds none."""
     value = records(doc)
     if value is None:
         return "not JSON or JSON Lines"
     if isinstance(value, dict):
-        return value if is_record(value) else _why(value)
-    found = [v for v in value if is_record(v)] if isinstance(value, list) else []
-    if found and len(found) == len(value):
-        if len(found) == 1:
-            return found[0]
-        ids = ", ".join(str(v.get("task_id")) for v in found[:5]) + (", ..." if len(found) > 5 else "")
-        raise InputError(doc.path, f"holds {len(found)} tau-bench records (task ids {ids}); "
-                                   "one record per file expected: split the file")
+        return [value] if is_record(value) else _why(value)
+    if isinstance(value, list) and value and all(is_record(v) for v in value):
+        return value
     return "not a tau-bench record (an object with 'traj' and 'task_id'/'reward'/'info')"
 
 
@@ -77,11 +77,8 @@ def _why(value: dict[str, Any]) -> str:
 
 @safe_detect
 def detect(doc: Document) -> str | None:
-    """None for a τ-bench result record, else why not (several records are claimed, then refused)."""
-    value = records(doc)
-    if isinstance(value, list) and len(value) > 1 and all(is_record(v) for v in value):
-        return None
-    found = _record(doc)
+    """None for a τ-bench result record or a list of them, else why not."""
+    found = _records(doc)
     return found if isinstance(found, str) else None
 
 
@@ -106,10 +103,11 @@ def expected_outcome(task: dict[str, Any]) -> str | None:
 
 @guarded(NAME)
 def read(doc: Document) -> Trajectory:
-    found = _record(doc)
+    found = _records(doc)
     if isinstance(found, str):
         raise InputError(doc.path, f"not a tau-bench record: {found}")
-    return read_record(doc, found)
+    record, selected = multi.pick(doc, found, ID_KEY, "tau-bench")
+    return multi.tag(read_record(doc, record), doc, selected)
 
 
 def read_record(doc: Document, record: dict[str, Any]) -> Trajectory:
