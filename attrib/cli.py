@@ -45,7 +45,7 @@ EXIT_INFRASTRUCTURE_FAILURE = 4
 
 
 class _Group(TyperGroup):
-    """Turns AttribError into one line on stderr and its exit code: never a traceback."""
+    """Turns AttribError (and an unreadable or unwritable file) into one line on stderr and an exit code: never a traceback."""
 
     # typer.Context is the public subclass of the click Context typer vendors (typer._click), hence the override ignore
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
@@ -54,6 +54,10 @@ class _Group(TyperGroup):
         except AttribError as exc:
             sys.stderr.write(f"attrib: error: {' '.join(str(exc).split())}\n")
             raise typer.Exit(exc.exit_code) from None
+        except OSError as exc:  # a file that cannot be read or written: the file and the problem, in one line
+            where = f"{exc.filename}: " if exc.filename else ""
+            sys.stderr.write(f"attrib: error: {where}{exc.strerror or exc}\n")
+            raise typer.Exit(2) from None
 
 
 app = typer.Typer(cls=_Group, no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,

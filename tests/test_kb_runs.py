@@ -101,3 +101,15 @@ def test_cli_build_from_runs(tmp_path: Path) -> None:
     assert rows[0]["source"] == "Runs" and rows[0]["id"] == "playbook-exchange-gift-card"
     bad = CliRunner().invoke(cli.app, ["kb", "build", "--from-runs", str(TAU), "--kb-dir", str(folder)])
     assert bad.exit_code == 2 and "not a directory" in bad.output
+
+
+def test_runs_folder_holding_a_task_folder_is_hashed_and_built(tmp_path: Path) -> None:
+    """A TraceElephant task folder among the runs is one log: hashed file by file, never opened as a file."""
+    import shutil
+
+    runs = tmp_path / "runs"
+    shutil.copytree(RUNS, runs)
+    shutil.copytree(Path(__file__).parent / "data" / "formats" / "traceelephant_task", runs / "te_task")
+    result = CliRunner().invoke(cli.app, ["kb", "build", "--from-runs", str(runs), "--kb-dir", str(tmp_path / "kb")])
+    assert result.exit_code == 0, result.output
+    assert "4 entries (4 runs)" in result.output  # the task folder's run is not marked solved

@@ -123,8 +123,10 @@ def folder_sha256(directory: str | Path) -> str:
     """One digest of a folder's log files: their relative paths and bytes (what a rebuild depends on)."""
     folder = Path(directory)
     digest = hashlib.sha256()
-    files = dict.fromkeys(split_record(p)[0] for p in iter_log_paths([folder]))  # records of a file: once
-    for path in files:
-        digest.update(str(path.relative_to(folder)).encode() + b"\0")
-        digest.update(path.read_bytes())
+    logs = dict.fromkeys(split_record(p)[0] for p in iter_log_paths([folder]))  # records of a file: once
+    for log in logs:  # a log is a file, or a task folder (TraceElephant) whose files are hashed in order
+        for path in sorted(log.rglob("*")) if log.is_dir() else [log]:
+            if path.is_file():
+                digest.update(str(path.relative_to(folder)).encode() + b"\0")
+                digest.update(path.read_bytes())
     return digest.hexdigest()
