@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .chief.export import export as export_graph
+from .chief.export import graph_of
 from .chief.graph import CausalGraph
 from .core.options import MethodOptions, validated
 from .evaluation.batch import EvalResult, run_batch
@@ -61,8 +62,6 @@ def graph(log: Trajectory | str | Path, *, model: str | None = None, base_url: s
           client: LLMClient | None = None, with_ground_truth: bool = True, options: MethodOptions | None = None,
           **option_values: Any) -> CausalGraph:
     """Run CHIEF on one log and return its hierarchical causal graph (export it with :func:`export_graph`)."""
-    from .chief.commands import graph_of
-
     att = predict(log, "chief", model=model, base_url=base_url, client=client, with_ground_truth=with_ground_truth,
                   options=options, **option_values)
     return graph_of(att)

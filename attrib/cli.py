@@ -15,6 +15,7 @@ from typer.core import TyperGroup
 from . import api
 from .agents import agent_key
 from .chief.commands import register as chief_commands
+from .chief.export import write_report
 from .cli_options import (
     BaseUrlOpt,
     ChiefModulesOpt,
@@ -104,8 +105,6 @@ def predict(
         att = asyncio.run(api.predict_async(traj, method, client=client, with_ground_truth=not no_ground_truth,
                                             seed=seed, chief_modules=chief_modules, kb_dir=kb_dir))
     if report:
-        from .chief.commands import write_report
-
         write_report(att, traj, report)
         err.print(f"report written to {report}")
     if out:

@@ -9,7 +9,6 @@ from typing import Annotated
 
 import typer
 
-from ..attribution import Attribution
 from ..cli_options import (
     BaseUrlOpt,
     ChiefModulesOpt,
@@ -21,21 +20,10 @@ from ..cli_options import (
     NoGroundTruthOpt,
     OfflineOpt,
 )
-from ..errors import AttribError, ConfigError
-from ..trajectory import Trajectory
-from .export import export
-from .graph import CausalGraph
-
-
-def graph_of(att: Attribution) -> CausalGraph:
-    data = att.details.get("graph")
-    if not data:
-        raise AttribError(f"{att.case_id}: no causal graph in this attribution ({att.status}: {att.error or 'no details'})")
-    return CausalGraph.model_validate(data)
-
-
-def write_report(att: Attribution, traj: Trajectory, path: Path) -> None:
-    Path(path).write_text(export(graph_of(att), traj, "html", attribution=att), encoding="utf-8")
+from ..errors import ConfigError
+from ..prediction import make_client, predict_async
+from ..readers import load_log
+from .export import export, graph_of
 
 
 def graph(
@@ -53,9 +41,6 @@ def graph(
     offline: OfflineOpt = False,
 ) -> None:
     """Run CHIEF on LOG and export its hierarchical causal graph (subtasks, agents, steps, edges, oracles, verdicts)."""
-    from ..prediction import make_client, predict_async
-    from ..readers import load_log
-
     if to not in ("json", "mermaid", "dot", "html"):
         raise ConfigError(f"--to must be json, mermaid, dot or html, not {to!r}")
     traj = load_log(log, fmt)

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from ..agents import agent_key
 from ..attribution import Attribution
+from ..errors import AttribError
 from ..formatting import step_ranges
 from ..registry import Registry
 from ..trajectory import Trajectory
@@ -223,6 +225,19 @@ EXPORTERS.register(Exporter("html", _html, needs_log=True))
 FORMATS: tuple[str, ...] = tuple(EXPORTERS.names())
 
 
+def graph_of(att: Attribution) -> CausalGraph:
+    """The causal graph a CHIEF attribution carries (AttribError when it has none, e.g. another method)."""
+    data = att.details.get("graph")
+    if not data:
+        raise AttribError(f"{att.case_id}: no causal graph in this attribution ({att.status}: {att.error or 'no details'})")
+    return CausalGraph.model_validate(data)
+
+
+def write_report(att: Attribution, traj: Trajectory, path: str | Path) -> None:
+    """Write the self-contained HTML report of a CHIEF attribution."""
+    Path(path).write_text(export(graph_of(att), traj, "html", attribution=att), encoding="utf-8")
+
+
 def export(graph: CausalGraph, traj: Trajectory | None, fmt: str, *, attribution: Attribution | None = None) -> str:
     """Render ``graph`` with the exporter ``fmt`` (json, mermaid, dot, html; the report needs ``traj``)."""
     exporter = EXPORTERS.get(fmt)
@@ -232,4 +247,4 @@ def export(graph: CausalGraph, traj: Trajectory | None, fmt: str, *, attribution
 
 
 __all__ = ["EXPORTERS", "FORMATS", "Column", "Exporter", "NodeView", "columns", "dot_text", "export", "key_steps",
-           "mermaid_text", "root_nodes", "step_ranges", "to_dot", "to_json", "to_mermaid"]
+           "graph_of", "mermaid_text", "root_nodes", "step_ranges", "to_dot", "to_json", "to_mermaid", "write_report"]

@@ -38,7 +38,7 @@ from pydantic import BaseModel, Field
 from ..agents import agent_key
 from ..errors import InputError
 from ..trajectory import GoldLabel, Trajectory
-from . import openinference
+from . import load_log, openinference
 from .common import norm_id, scalar_id
 from .labels import resolve_step
 from .source import open_lean, records
@@ -241,7 +241,5 @@ def _log_agent(traj: Trajectory, name: str) -> str | None:
 
 def load_labelled(path: str | Path, labels: dict[str, FileLabel] | None, fmt: str = "auto") -> Trajectory:
     """Read one log and apply ``labels`` (None: the log's own labels only)."""
-    from . import load_log
-
     traj = load_log(path, fmt)
     return apply_labels(traj, labels) if labels else traj
