@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -14,6 +15,15 @@ REPO = Path(__file__).resolve().parents[1]
 # The full benchmark in ../shared/datasets/who_and_when is for scripts/ benchmarks.
 WHO_AND_WHEN = REPO / "tests" / "data" / "who_and_when"
 API_KEY = "sk-test-SECRET-key-123456"
+
+
+def write_variant(source: Path, tmp_path: Path, change) -> Path:
+    """A copy of the JSON fixture ``source`` with ``change(data)`` applied, written under ``tmp_path``."""
+    data = json.loads(source.read_text())
+    change(data)
+    path = tmp_path / f"variant{source.suffix}"
+    path.write_text(json.dumps(data))
+    return path
 
 
 @pytest.fixture(autouse=True)

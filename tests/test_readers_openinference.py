@@ -12,16 +12,14 @@ from attrib.readers import Document, detect_format, load_log
 from attrib.readers.openinference import read_tree
 from attrib.readers.source import open_lean
 
+from conftest import write_variant
+
 DATA = Path(__file__).parent / "data" / "formats"
 FILE = DATA / "trail_gaia.json"
 
 
 def _variant(tmp_path: Path, change) -> Path:
-    raw = json.loads(FILE.read_text())
-    change(raw)
-    path = tmp_path / "variant.json"
-    path.write_text(json.dumps(raw))
-    return path
+    return write_variant(FILE, tmp_path, change)
 
 
 def test_detected_before_the_otel_reader() -> None:

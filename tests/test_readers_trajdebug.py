@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -10,16 +9,14 @@ import pytest
 from attrib.errors import InputError
 from attrib.readers import Document, detect_format, load_log
 
+from conftest import write_variant
+
 DATA = Path(__file__).parent / "data" / "formats"
 FILE = DATA / "trajdebug_retail.json"
 
 
 def _variant(tmp_path: Path, change) -> Path:
-    raw = json.loads(FILE.read_text())
-    change(raw)
-    path = tmp_path / "variant.json"
-    path.write_text(json.dumps(raw))
-    return path
+    return write_variant(FILE, tmp_path, change)
 
 
 def test_detected_as_trajdebug() -> None:

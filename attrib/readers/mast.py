@@ -104,11 +104,7 @@ def failure_modes(annotation: Any) -> list[str]:
 
 @guarded(NAME)
 def read(doc: Document) -> Trajectory:
-    listed = _records(doc)
-    if isinstance(listed, str):
-        raise InputError(doc.path, f"not a MAST record: {listed}")
-    found, selected = multi.pick(doc, listed, ID_KEY, "MAST")
-    return multi.tag(_read_record(doc, found), doc, selected)
+    return multi.read_selected(doc, _records(doc), ID_KEY, "MAST", _read_record)
 
 
 def _read_record(doc: Document, found: dict[str, Any]) -> Trajectory:

@@ -15,6 +15,7 @@ Reading a file of several records without a selector is a one-line error listing
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,3 +81,12 @@ def record_paths(path: Path, items: list[Any], id_key: str) -> list[Path]:
         return [path]
     keys, _ = record_keys(items, id_key)
     return [Path(f"{path}#{key}") for key in keys]
+
+
+def read_selected(doc: Document, records: list[dict[str, Any]] | str, id_key: str, kind: str,
+                  read_record: Callable[[Document, dict[str, Any]], Trajectory]) -> Trajectory:
+    """Read the record ``doc`` selects (or its only one); ``records`` is a reason string when the file holds none."""
+    if isinstance(records, str):
+        raise InputError(doc.path, f"not a {kind} record: {records}")
+    record, selected = pick(doc, records, id_key, kind)
+    return tag(read_record(doc, record), doc, selected)

@@ -33,7 +33,6 @@ from __future__ import annotations
 import json
 from typing import Any, TypeGuard
 
-from ..errors import InputError
 from ..trajectory import Trajectory
 from . import multi
 from .chat import ROLES, ToolCalls, fold_result
@@ -103,11 +102,7 @@ def expected_outcome(task: dict[str, Any]) -> str | None:
 
 @guarded(NAME)
 def read(doc: Document) -> Trajectory:
-    found = _records(doc)
-    if isinstance(found, str):
-        raise InputError(doc.path, f"not a tau-bench record: {found}")
-    record, selected = multi.pick(doc, found, ID_KEY, "tau-bench")
-    return multi.tag(read_record(doc, record), doc, selected)
+    return multi.read_selected(doc, _records(doc), ID_KEY, "tau-bench", read_record)
 
 
 def read_record(doc: Document, record: dict[str, Any]) -> Trajectory:
