@@ -63,7 +63,7 @@ from .common import (
 from .document import Document
 from .labels import build_trajectory
 from .otel import to_ns
-from .source import records
+from .source import records, structure_reason
 
 NAME = "openinference"
 ALIASES = ("trail",)
@@ -114,11 +114,7 @@ def _is_tree(value: Any) -> tuple[dict[str, Any], list[Any]] | str:
 @safe_detect
 def detect(doc: Document) -> str | None:
     """None for an OpenInference/TRAIL span tree, else why not."""
-    value = records(doc)
-    if value is None:
-        return "not JSON or JSON Lines"
-    found = _is_tree(value)
-    return found if isinstance(found, str) else None
+    return structure_reason(doc, _is_tree)
 
 
 def _build(raw: dict[str, Any], parent: Node | None, counter: list[int]) -> Node:

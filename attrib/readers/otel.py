@@ -56,7 +56,7 @@ from .common import StepBuilder, as_dict, first_key, guarded, join_text, safe_de
 from .document import Document
 from .labels import build_trajectory
 from .otel_content import PlannedStep, Span, error_text, step_spans, tool_parts
-from .source import find_list, records, split_header
+from .source import find_list, records, split_header, structure_reason
 
 NAME = "otel"
 
@@ -196,11 +196,7 @@ def collect(value: Any) -> tuple[dict[str, Any], list[Span]] | str:
 @safe_detect
 def detect(doc: Document) -> str | None:
     """None for an OpenTelemetry trace, else why not."""
-    value = records(doc)
-    if value is None:
-        return "not JSON or JSON Lines"
-    found = collect(value)
-    return found if isinstance(found, str) else None
+    return structure_reason(doc, collect)
 
 
 def _fold_tool(builder: StepBuilder, item: PlannedStep) -> Step | None:

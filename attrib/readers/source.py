@@ -185,3 +185,15 @@ def item_list(doc: Document, keys: tuple[str, ...], is_item: Callable[[Any], boo
         if not is_item(item):
             return bad_item.format(i=i)
     return {**meta, **header}, items
+
+
+def structure_reason(doc: Document, parts: Callable[[Any], object]) -> str | None:
+    """``detect`` for a JSON reader: None when ``parts`` accepts the parsed document, else the reason it gives.
+
+    ``parts(value)`` returns a string saying why ``value`` is not the format, or anything else when it is.
+    """
+    value = records(doc)
+    if value is None:
+        return "not JSON or JSON Lines"
+    found = parts(value)
+    return found if isinstance(found, str) else None

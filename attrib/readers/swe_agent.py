@@ -29,7 +29,7 @@ from ..trajectory import Trajectory
 from .common import StepBuilder, as_dict, guarded, join_text, safe_detect, text_of
 from .document import Document
 from .labels import build_trajectory
-from .source import records
+from .source import records, structure_reason
 
 NAME = "swe-agent"
 DEFAULT_AGENT = "SWE-agent"
@@ -64,11 +64,7 @@ def _entries(value: Any) -> tuple[dict[str, Any], list[dict[str, Any]]] | str:
 @safe_detect
 def detect(doc: Document) -> str | None:
     """None for a SWE-agent trajectory, else why not."""
-    value = records(doc)
-    if value is None:
-        return "not JSON"
-    found = _entries(value)
-    return found if isinstance(found, str) else None
+    return structure_reason(doc, _entries)
 
 
 def agent_name(history: Any) -> str:

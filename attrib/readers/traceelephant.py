@@ -40,7 +40,7 @@ from .common import (
 from .completion_repr import is_completion_repr, message_of
 from .document import Document
 from .labels import build_trajectory
-from .source import records
+from .source import records, structure_reason
 
 NAME = "traceelephant"
 RAW_NOTE = "[raw completion object: message not extracted]"
@@ -69,11 +69,7 @@ def _parts(value: Any) -> tuple[dict[str, Any], list[dict[str, Any]]] | str:
 @safe_detect
 def detect(doc: Document) -> str | None:
     """None for a TraceElephant task folder (or its step records), else why not."""
-    value = records(doc)
-    if value is None:
-        return "not JSON"
-    found = _parts(value)
-    return found if isinstance(found, str) else None
+    return structure_reason(doc, _parts)
 
 
 def output_text(output: Any) -> tuple[str, bool]:

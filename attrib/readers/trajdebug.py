@@ -31,7 +31,7 @@ from ..trajectory import Trajectory
 from .common import StepBuilder, as_dict, guarded, safe_detect, scalar_id, text_of
 from .document import Document
 from .labels import build_trajectory
-from .source import records
+from .source import records, structure_reason
 
 NAME = "trajdebug"
 TOOL_ROLES = frozenset({"tool", "function", "environment", "env", "observation", "ipython"})
@@ -64,11 +64,7 @@ def _parts(value: Any) -> tuple[list[dict[str, Any]], dict[str, Any]] | str:
 @safe_detect
 def detect(doc: Document) -> str | None:
     """None for a TrajDebug unified trajectory, else why not."""
-    value = records(doc)
-    if value is None:
-        return "not JSON or JSON Lines"
-    found = _parts(value)
-    return found if isinstance(found, str) else None
+    return structure_reason(doc, _parts)
 
 
 def _label(msg: dict[str, Any]) -> str:
